@@ -1,0 +1,1 @@
+"""Authoring stage: one master per assignment (source/<name>.py) becomes every generated file."""

@@ -1,0 +1,47 @@
+"""Fixtures shared by the hidden graders. Trusted: runs only in the grading process.
+
+The reference solutions are the generated instructor files in solutions/; they are imported
+here, in the parent, and never sent to a student's process.
+"""
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import pytest
+import torch
+
+from autograder import paths
+from autograder.sandbox.child.inputs import seeded_randn
+
+
+def load_reference(name: str):
+    path = paths.SOLUTIONS_DIR / name / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"reference_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def ref_scores():
+    return load_reference("attention_scores")
+
+
+@pytest.fixture(scope="session")
+def ref_attention():
+    return load_reference("single_head_attention")
+
+
+@pytest.fixture(scope="session")
+def saturation_reference(ref_scores):
+    """Mean entropies of the reference pipeline on the grader's seeded inputs, once per run."""
+    raw, scaled = [], []
+    for d in (8, 64, 256):
+        Q = seeded_randn([64, 64, d], 100 + d, "float64")
+        K = seeded_randn([64, 16, d], 200 + d, "float64")
+        for scores, into in ((ref_scores.dot_scores(Q, K), raw), (ref_scores.scaled_dot_scores(Q, K), scaled)):
+            weights = torch.softmax(scores, dim=-1)
+            into.append(round(ref_scores.softmax_entropy(weights).mean().item(), 3))
+    assert raw[0] > raw[1] > raw[2] and abs(scaled[0] - math.log(16)) < 0.5
+    return {"raw": raw, "scaled": scaled}

@@ -1,0 +1,141 @@
+"""pytest plugin: hidden tests run here, in the trusted process, once collected for a whole shard.
+
+Each test is parametrised by a session-scoped `submission`, so pytest collects once and groups
+the items student by student. Points, visibility and misconception tags are markers. When the
+last test of a student reports, that student's result file is written atomically.
+"""
+from __future__ import annotations
+
+import traceback
+from collections import defaultdict
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from ..sandbox import ForkServer
+from .results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult, save
+from .student import StudentFault, StudentFile
+from .submissions import Submission, result_stem
+
+MARKERS = {
+    "assignment(name)": "the assignment a hidden test module grades",
+    "question(name)": "the exercise (gradebook column) a test belongs to",
+    "points(n)": "points the test is worth",
+    "visibility(v)": "Gradescope visibility: visible, hidden, after_due_date, after_published",
+    "tags(*names)": "misconceptions the test targets, shown in reports",
+}
+
+
+def marker_arg(item: pytest.Item, name: str, default=None):
+    mark = item.get_closest_marker(name)
+    return mark.args[0] if mark and mark.args else default
+
+
+def test_identity(item: pytest.Item) -> dict:
+    doc = (item.function.__doc__ or "").strip().splitlines()
+    mark = item.get_closest_marker("tags")
+    return {
+        "test_id": f"{marker_arg(item, 'assignment')}::{item.originalname}",
+        "name": doc[0] if doc else item.originalname,
+        "assignment": marker_arg(item, "assignment"),
+        "question": marker_arg(item, "question", item.originalname),
+        "max_score": float(marker_arg(item, "points", 1)),
+        "visibility": marker_arg(item, "visibility", "visible"),
+        "tags": tuple(mark.args) if mark else (),
+    }
+
+
+class GradingPlugin:
+    def __init__(self, submissions: list[Submission], results_dir: Path, server: ForkServer,
+                 fingerprints: dict[str, str] | None = None,
+                 on_done: Callable[[StudentResult], None] = lambda result: None) -> None:
+        self.submissions = {s.student_id: s for s in submissions}
+        self.fingerprints = fingerprints or {}
+        self.results_dir = results_dir
+        self.server = server
+        self.on_done = on_done
+        self.expected: dict[str, int] = {}
+        self.recorded: dict[str, list[tuple[tuple, TestResult]]] = defaultdict(list)
+        self.open_files: dict[str, dict[str, StudentFile]] = {}
+        self.finished: list[StudentResult] = []
+
+    # --- collection -------------------------------------------------------------------------
+    def pytest_configure(self, config: pytest.Config) -> None:
+        for spec, text in MARKERS.items():
+            config.addinivalue_line("markers", f"{spec}: {text}")
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "submission" in metafunc.fixturenames:
+            ids = list(self.submissions)
+            metafunc.parametrize("submission", ids, indirect=True, scope="session",
+                                 ids=[result_stem(i) for i in ids])
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            student = item.callspec.params["submission"]
+            self.expected[student] = self.expected.get(student, 0) + 1
+        for student in self.submissions:  # a student with no test at all is finished already
+            if student not in self.expected:
+                self._finish(student)
+
+    # --- fixtures ---------------------------------------------------------------------------
+    @pytest.fixture(scope="session")
+    def submission(self, request: pytest.FixtureRequest):
+        student = request.param
+        self.open_files[student] = {}
+        yield self.submissions[student]
+        for handle in self.open_files.pop(student, {}).values():
+            handle.close()
+
+    @pytest.fixture
+    def student(self, submission: Submission, request: pytest.FixtureRequest) -> StudentFile:
+        assignment = marker_arg(request.node, "assignment")
+        handles = self.open_files.setdefault(submission.student_id, {})
+        if assignment not in handles:
+            handles[assignment] = StudentFile(self.server, submission.files[assignment])
+        return handles[assignment]
+
+    # --- scoring ----------------------------------------------------------------------------
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self._record(item, call, report)
+
+    def _record(self, item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport) -> None:
+        identity = test_identity(item)
+        status, output, detail = PASSED, "", ""
+        if report.failed or report.skipped:
+            error = call.excinfo.value if call.excinfo else None
+            if isinstance(error, (StudentFault, AssertionError, pytest.fail.Exception)):
+                status, output = FAILED, str(error).strip() or "the check failed"
+            else:
+                status = GRADER_ERROR
+                output = ("This check could not run because of a problem in the grader, not in your code. "
+                          "Your instructor has been told.")
+                detail = "".join(traceback.format_exception(error)) if error else str(report.longrepr)
+        score = identity["max_score"] if status == PASSED else 0.0
+        student = item.callspec.params["submission"]
+        order = (str(item.path), item.function.__code__.co_firstlineno)
+        self.recorded[student].append((order, TestResult(score=score, status=status, output=output,
+                                                         grader_detail=detail, **identity)))
+        if len(self.recorded[student]) == self.expected.get(student):
+            self._finish(student)
+
+    def _finish(self, student: str) -> None:
+        submission = self.submissions[student]
+        handles = self.open_files.get(student, {})
+        printed = "\n".join(text for h in handles.values() for text in h.output)
+        notes = tuple(n for f in submission.files.values() for n in f.notes)
+        for handle in handles.values():
+            notes += tuple(f"{handle.source.filename}: running the file stopped at {e.get('type')}: "
+                           f"{str(e.get('message'))[:200]}" for e in handle.load_errors[:1])
+        problems = tuple(f.problem for f in submission.files.values() if f.problem)
+        tests = tuple(test for _, test in sorted(self.recorded.pop(student, []), key=lambda pair: pair[0]))
+        result = StudentResult(student, tests, notes=notes, problems=problems, printed=printed[:16_384],
+                               isolation=self.server.isolation, fingerprint=self.fingerprints.get(student, ""))
+        save(result, self.results_dir / f"{result_stem(student)}.json")
+        self.finished.append(result)
+        self.on_done(result)

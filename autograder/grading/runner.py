@@ -1,0 +1,119 @@
+"""Grade a class: discover submissions, shard them over workers, collect one result per student.
+
+Results are the durable unit: one file per student in OUT/.state, written atomically by the
+worker. A run that is interrupted and started again grades only students without an up-to-date
+result, so it finishes the class with the same results as an uninterrupted run.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from .. import paths
+from .results import StudentResult, load
+from .submissions import Submission, discover, result_stem
+from .worker import dump_manifest
+
+STATE = ".state"
+
+
+def grader_version() -> str:
+    """Changes whenever a hidden test, the grading engine or a reference solution changes."""
+    digest = hashlib.sha256()
+    folders = [paths.GRADERS_DIR, paths.ROOT / "autograder" / "grading", paths.ROOT / "autograder" / "sandbox",
+               paths.SOLUTIONS_DIR]
+    for folder in folders:
+        for file in sorted(folder.rglob("*.py")):
+            digest.update(file.relative_to(paths.ROOT).as_posix().encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def shipped_stubs() -> dict[str, dict[str, str]]:
+    """The handout's code per assignment and format, to tell an untouched file from an edited one."""
+    from .submissions import notebook_cells
+    stubs = {}
+    for name in paths.ASSIGNMENTS:
+        folder = paths.ASSIGNMENTS_DIR / name
+        py, nb = folder / f"{name}.py", folder / f"{name}.ipynb"
+        stubs[name] = {"py": py.read_text(encoding="utf-8") if py.exists() else "",
+                       "ipynb": "\n\n".join(notebook_cells(nb.read_bytes())[0]) if nb.exists() else ""}
+    return stubs
+
+
+def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None, isolation: str = "auto",
+                progress: Callable[[str, int, int], None] = lambda event, done, total: None,
+                warn: Callable[[str], None] = lambda text: None) -> list[StudentResult]:
+    students = discover(submissions_dir, list(paths.ASSIGNMENTS), shipped_stubs())
+    state_dir = out_dir / STATE
+    state_dir.mkdir(parents=True, exist_ok=True)
+    version = grader_version()
+    fingerprints = {s.student_id: f"{version}-{s.fingerprint}" for s in students}
+    todo = [s for s in students if not _up_to_date(state_dir, s, fingerprints[s.student_id])]
+    progress("start", len(students) - len(todo), len(students))
+    if todo:
+        _run_workers(todo, state_dir, out_dir, fingerprints, workers or os.cpu_count() or 1, isolation,
+                     lambda: progress("student", 0, len(students)), warn)
+    results = []
+    for student in students:
+        path = state_dir / f"{result_stem(student.student_id)}.json"
+        if not path.exists():
+            raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}")
+        results.append(load(path))
+    return results
+
+
+def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
+    path = state_dir / f"{result_stem(student.student_id)}.json"
+    try:
+        return load(path).fingerprint == fingerprint
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],
+                 workers: int, isolation: str, tick: Callable[[], None], warn: Callable[[str], None]) -> None:
+    count = max(1, min(workers, len(todo)))
+    shards = [todo[i::count] for i in range(count)]
+    logs = out_dir / "logs"
+    logs.mkdir(exist_ok=True)
+    selector = selectors.DefaultSelector()
+    processes = []
+    with tempfile.TemporaryDirectory(prefix="attnkit-") as scratch:
+        for index, shard in enumerate(shards):
+            manifest = Path(scratch) / f"shard-{index}.json"
+            dump_manifest(manifest, shard, state_dir, isolation, {s.student_id: fingerprints[s.student_id]
+                                                                   for s in shard})
+            log = open(logs / f"worker-{index}.log", "w", encoding="utf-8")
+            process = subprocess.Popen([sys.executable, "-m", "autograder.grading.worker", str(manifest)],
+                                       cwd=paths.ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
+                                       env={**os.environ, "PYTHONPATH": str(paths.ROOT)})
+            processes.append((process, log))
+            selector.register(process.stdout, selectors.EVENT_READ)
+        warned = set()
+        open_pipes = len(processes)
+        while open_pipes:
+            for key, _ in selector.select():
+                line = key.fileobj.readline()
+                if not line:
+                    selector.unregister(key.fileobj)
+                    open_pipes -= 1
+                elif line.startswith("done "):
+                    tick()
+                elif line.startswith("warning ") and line not in warned:
+                    warned.add(line)
+                    warn(line[len("warning "):].strip())
+        failed = []
+        for index, (process, log) in enumerate(processes):
+            if process.wait() != 0:
+                failed.append(index)
+            log.close()
+    if failed:
+        detail = (logs / f"worker-{failed[0]}.log").read_text(encoding="utf-8")[-3000:]
+        raise RuntimeError(f"grading worker(s) {failed} failed (a grader problem, not a student's):\n{detail}")

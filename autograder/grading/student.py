@@ -1,0 +1,117 @@
+"""What a hidden test holds: a handle on one student file running in the sandbox.
+
+Every answer comes back as plain data; a failure inside student code becomes a StudentFault,
+which the plugin scores as the student's failure. Anything else a test raises is a grader bug.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from ..sandbox import ChildFailure, ForkServer
+from .submissions import SourceFile
+
+
+class StudentFault(AssertionError):
+    """The student's code failed, crashed, hung or returned the wrong thing."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    output: object
+    arg_grads: dict = field(default_factory=dict)
+    param_grads: dict = field(default_factory=dict)
+    param_names: dict = field(default_factory=dict)
+    inputs_changed: tuple = ()
+
+
+def randn(*shape: int, seed: int) -> dict:
+    """A random input that the sandbox rebuilds from its seed (see sandbox/child/inputs.py)."""
+    return {"$randn": {"shape": list(shape), "seed": seed}}
+
+
+class StudentFile:
+    """Loads the student's file into a sandboxed child on first use, and again after a crash."""
+
+    def __init__(self, server: ForkServer, source: SourceFile) -> None:
+        self.server = server
+        self.source = source
+        self.child = None
+        self.load_errors: list[dict] = []
+        self.fatal: str | None = source.problem
+        self.output: list[str] = []
+        self.deadline = time.monotonic() + server.config.limits.submission_seconds
+
+    def _connect(self):
+        if self.fatal:
+            raise StudentFault(self.fatal)
+        if self.child is not None and self.child.dead is None:
+            return self.child
+        limits = self.server.config.limits
+        self.child = self.server.spawn(self.deadline)
+        try:
+            reply = self.child.request({"op": "load", "module": self.source.assignment,
+                                        "filename": self.source.filename, "cells": list(self.source.cells)},
+                                       limits.load_seconds)
+        except ChildFailure as failure:
+            self.fatal = f"running {self.source.filename} from top to bottom failed: {failure}"
+            raise StudentFault(self.fatal) from None
+        self._keep_output(reply)
+        self.load_errors = reply.get("errors", [])
+        return self.child
+
+    def _keep_output(self, reply: dict) -> None:
+        text = reply.get("stdout")
+        if isinstance(text, str) and text and sum(map(len, self.output)) < 16_384:
+            self.output.append(text[:4096])
+
+    def run(self, target: str, *args, kwargs: dict | None = None, init: tuple | None = None,
+            params: dict | None = None, method: str | None = None, grad_args: tuple = (),
+            backward: dict | None = None, check_inputs: bool = False) -> Reply:
+        child = self._connect()
+        request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
+                   "params": params or {}, "method": method, "grad_args": list(grad_args),
+                   "backward": backward, "check_inputs": check_inputs}
+        what = f"{target}(...)" if init is None else f"{target}{tuple(init)}"
+        try:
+            reply = child.request(request, self.server.config.limits.call_seconds)
+        except ChildFailure as failure:
+            raise StudentFault(f"calling {what}: {failure}") from None
+        self._keep_output(reply)
+        if not reply["ok"]:
+            raise StudentFault(explain_error(what, reply.get("error"), self.load_errors))
+        return Reply(reply.get("output"), reply.get("arg_grads") or {}, reply.get("param_grads") or {},
+                     reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()))
+
+    def call(self, target: str, *args, **kwargs) -> object:
+        return self.run(target, *args, kwargs=kwargs).output
+
+    def close(self) -> None:
+        if self.child is not None and self.child.dead is None:
+            self.child.close()
+        self.child = None
+
+
+def explain_error(what: str, error: object, load_errors: list[dict]) -> str:
+    if not isinstance(error, dict):
+        return f"{what} failed"
+    kind, message = str(error.get("type", "Error")), str(error.get("message", ""))[:500]
+    if kind == "Missing":
+        text = f"{what}: {message} in your file."
+        if load_errors:
+            first = load_errors[0]
+            text += (f" Running your file stopped with {first.get('type')}: {str(first.get('message'))[:200]}"
+                     f" ({'; '.join(first.get('where', []))}), so later definitions may be missing.")
+        return text
+    if kind == "NotImplementedError":
+        return f"{what} is not implemented yet (it still raises NotImplementedError)."
+    where = "; ".join(str(w) for w in error.get("where", [])[-2:])
+    return f"{what} raised {kind}: {message}" + (f"\n  at {where}" if where else "")
+
+
+def as_tensor(value: object, what: str) -> torch.Tensor:
+    if not isinstance(value, torch.Tensor):
+        raise StudentFault(f"{what} should return a torch.Tensor, but returned {type(value).__name__}")
+    return value

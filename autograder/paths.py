@@ -1,0 +1,14 @@
+"""Where the kit's parts live, relative to the repository (or the unpacked autograder zip)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE_DIR = ROOT / "source"            # one master per assignment: the single source of everything
+ASSIGNMENTS_DIR = ROOT / "assignments"  # generated: what students get
+SOLUTIONS_DIR = ROOT / "solutions"      # generated: instructor versions, the reference for grading
+GRADERS_DIR = ROOT / "autograder" / "graders"  # generated: hidden pytest graders
+QUIZZES_DIR = ROOT / "quizzes"
+DEMO_CLASS_DIR = ROOT / "demo" / "submissions"
+
+ASSIGNMENTS = ("attention_scores", "single_head_attention")

@@ -1,0 +1,179 @@
+"""Read quiz and answer files: YAML -> schema check -> semantic checks -> model objects."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any, Union
+
+import yaml
+
+from .model import AnswerValue, Option, Question, Quiz, QuizFormatError, RubricItem
+from .schema import answers_schema_problems, quiz_schema_problems
+
+PathLike = Union[str, Path]
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys.
+
+    Plain PyYAML keeps the last of two `answer:` keys silently, which would hide an
+    author's typo or a student answering the same question twice.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+            except TypeError:  # unhashable key; let PyYAML report it
+                break
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml(path: PathLike) -> Any:
+    """Parse one YAML file, turning every I/O or syntax failure into QuizFormatError."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise QuizFormatError(path, [("", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizFormatError(path, [("", f"cannot read file: {exc}")]) from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader)
+    except yaml.YAMLError as exc:
+        where = ""
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            where = f"line {mark.line + 1}, column {mark.column + 1}"
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise QuizFormatError(path, [(where, f"invalid YAML: {problem}")]) from None
+
+
+def _question_label(raw: dict, index: int) -> str:
+    qid = raw.get("id")
+    return f"question {qid}" if isinstance(qid, str) and qid else f"question #{index + 1}"
+
+
+def _semantic_problems(data: dict) -> list[tuple[str, str]]:
+    """Checks the schema cannot express. Assumes the data already passed the schema."""
+    problems: list[tuple[str, str]] = []
+    first_index_of: dict[str, int] = {}
+    objectives = data.get("objectives") or []
+    assessed: set[str] = set()
+    for index, raw in enumerate(data["questions"]):
+        where = _question_label(raw, index)
+        qid = raw["id"]
+        if qid in first_index_of:
+            problems.append((where, f"duplicate id (question #{first_index_of[qid] + 1} "
+                                    f"and #{index + 1} both use '{qid}')"))
+        first_index_of.setdefault(qid, index)
+
+        if raw["type"] == "multiple_choice":
+            option_ids = [o["id"] for o in raw["options"]]
+            if len(set(option_ids)) != len(option_ids):
+                problems.append((where, f"option ids must be unique, got {', '.join(option_ids)}"))
+            texts = [o["text"].strip().casefold() for o in raw["options"]]
+            if len(set(texts)) != len(texts):
+                problems.append((where, "two options have the same text"))
+            if raw["answer"] not in option_ids:
+                problems.append((where, f"'answer' must be one of the option ids {', '.join(option_ids)}"
+                                        f" (got {raw['answer']!r})"))
+        if raw["type"] == "numeric" and not math.isfinite(raw["answer"]):
+            problems.append((where, f"'answer' must be a finite number, got {raw['answer']}"))
+        for i, pattern in enumerate(raw.get("regex", [])):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                problems.append((where, f"'regex[{i}]' {pattern!r} does not compile: {exc}"))
+        rubric_total = sum(item["points"] for item in raw.get("rubric", []))
+        if rubric_total > raw["points"] + 1e-9:
+            problems.append((where, f"rubric points add up to {rubric_total:g}, more than the "
+                                    f"question's {raw['points']:g} points"))
+        if objectives and raw["objective"] not in objectives:
+            problems.append((where, f"'objective' {raw['objective']!r} is not one of the quiz's objectives"))
+        assessed.add(raw["objective"])
+    for objective in objectives:
+        if objective not in assessed:
+            problems.append(("", f"objective {objective!r} is not assessed by any question"))
+    return problems
+
+
+def _build_question(raw: dict) -> Question:
+    answer = raw.get("answer")
+    if raw["type"] == "numeric":
+        answer = float(answer)
+    return Question(
+        id=raw["id"],
+        type=raw["type"],
+        prompt=raw["prompt"].strip(),
+        points=float(raw["points"]),
+        explanation=raw["explanation"].strip(),
+        objective=raw["objective"],
+        misconception=raw["misconception"],
+        source=raw["source"],
+        answer=answer,
+        options=tuple(Option(id=o["id"], text=o["text"].strip()) for o in raw.get("options", [])),
+        accepted=tuple(raw.get("accepted", [])),
+        regex=tuple(raw.get("regex", [])),
+        rubric=tuple(
+            RubricItem(keywords=tuple(item["keywords"]), points=float(item["points"]))
+            for item in raw.get("rubric", [])
+        ),
+        tolerance=float(raw.get("tolerance", 0.0)),
+    )
+
+
+def quiz_from_data(data: Any, path: PathLike | None = None) -> Quiz:
+    """Validate already-parsed quiz data (e.g. from a test) and build the Quiz."""
+    problems = quiz_schema_problems(data)
+    if not problems:
+        problems = _semantic_problems(data)
+    if problems:
+        raise QuizFormatError(path, problems)
+    return Quiz(
+        id=data["id"],
+        title=data["title"],
+        lesson=data["lesson"],
+        objectives=tuple(data.get("objectives", [])),
+        questions=tuple(_build_question(raw) for raw in data["questions"]),
+        source_path=str(path) if path is not None else None,
+    )
+
+
+def load_quiz(path: PathLike) -> Quiz:
+    """Load and fully validate one quiz YAML file; raises QuizFormatError."""
+    return quiz_from_data(read_yaml(path), path)
+
+
+def load_quizzes(folder: PathLike) -> dict[str, Quiz]:
+    """Load every *.yaml / *.yml quiz in `folder`, keyed by quiz id, in file-name order."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise QuizFormatError(folder, [("", "quiz folder not found")])
+    quizzes: dict[str, Quiz] = {}
+    for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]):
+        quiz = load_quiz(path)
+        if quiz.id in quizzes:
+            raise QuizFormatError(path, [("", f"quiz id '{quiz.id}' is already used by "
+                                              f"{quizzes[quiz.id].source_path}")])
+        quizzes[quiz.id] = quiz
+    return quizzes
+
+
+def load_answers(path: PathLike) -> dict[str, AnswerValue]:
+    """Load a student answer file (question id -> answer); raises QuizFormatError."""
+    data = read_yaml(path)
+    if data is None:  # an empty file is "no answers", not a broken file
+        return {}
+    problems = answers_schema_problems(data)
+    if problems:
+        raise QuizFormatError(path, problems)
+    return dict(data)

@@ -1,0 +1,140 @@
+"""Runs inside the sandboxed child: loads one student file and answers probes.
+
+Everything here executes in the same process as the student's code, so nothing here is
+trusted by the grader: it only computes, and the parent judges what comes back.
+"""
+from __future__ import annotations
+
+import io
+import sys
+import traceback
+import types
+
+import torch
+
+import inputs
+import wire
+
+OUTPUT_KEPT = 16_384  # characters of a student's printing kept per message
+
+
+class BoundedText(io.TextIOBase):
+    """A stdout that keeps the first OUTPUT_KEPT characters and drops the rest cheaply."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text) -> int:
+        text = str(text)
+        room = OUTPUT_KEPT - self.size
+        if room > 0:
+            self.parts.append(text[:room])
+            self.size += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def take(self) -> str:
+        out = "".join(self.parts)
+        if self.dropped:
+            out += f"\n[... {self.dropped} more characters of output not kept]"
+        self.parts, self.size, self.dropped = [], 0, 0
+        return out
+
+
+def describe_error(exc: BaseException) -> dict:
+    frames = traceback.extract_tb(exc.__traceback__)
+    student = [f for f in frames if f.filename.startswith("<student")]
+    where = [f"{f.filename[1:-1].split(':', 1)[-1]} line {f.lineno}: {f.line}" for f in student[-3:]]
+    return {"type": type(exc).__name__, "message": str(exc)[:2000], "where": where}
+
+
+class Harness:
+    def __init__(self) -> None:
+        self.module: types.ModuleType | None = None
+        self.out = BoundedText()
+
+    def load(self, request: dict) -> dict:
+        name = request["module"]
+        module = types.ModuleType(name)
+        module.__file__ = f"<student:{request['filename']}>"
+        sys.modules[name] = module
+        errors = []
+        for index, source in enumerate(request["cells"]):
+            try:
+                code = compile(source, f"<student:{request['filename']}#{index}>", "exec")
+                exec(code, module.__dict__)
+            except BaseException as exc:  # noqa: BLE001 - a student's SystemExit is an error too
+                errors.append({"cell": index, **describe_error(exc)})
+        self.module = module
+        names = sorted(k for k in vars(module) if not k.startswith("_"))
+        return {"ok": True, "errors": errors, "names": names}
+
+    def run(self, request: dict) -> dict:
+        target = getattr(self.module, request["target"], None)
+        if target is None:
+            return {"ok": False, "error": {"type": "Missing", "message": f"no `{request['target']}` defined"}}
+        args = inputs.materialize(request.get("args", []))
+        kwargs = inputs.materialize(request.get("kwargs", {}))
+        for index in request.get("grad_args", []):
+            args[index] = args[index].detach().requires_grad_(True)
+        originals = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
+        reply: dict = {"ok": True}
+        try:
+            if request.get("init") is not None:
+                instance = target(*request["init"])
+                reply["param_names"] = {n: list(p.shape) for n, p in instance.named_parameters()}
+                self._set_params(instance, request.get("params", {}))
+                target = getattr(instance, request.get("method") or "__call__")
+            output = target(*args, **kwargs)
+            reply["output"] = output
+            seed = request.get("backward")
+            if seed is not None:
+                chosen = output[seed["index"]] if seed.get("index") is not None else output
+                torch.autograd.backward(chosen, inputs.materialize(seed["grad"]))
+                reply["arg_grads"] = {str(i): args[i].grad for i in request.get("grad_args", [])}
+                if request.get("init") is not None:
+                    reply["param_grads"] = {n: p.grad for n, p in instance.named_parameters()}
+            if request.get("check_inputs"):
+                reply["inputs_changed"] = [
+                    bool(o is not None and not torch.equal(o, a.detach())) for o, a in zip(originals, args)
+                ]
+        except BaseException as exc:  # noqa: BLE001
+            return {"ok": False, "error": describe_error(exc)}
+        return reply
+
+    @staticmethod
+    def _set_params(instance, params: dict) -> None:
+        with torch.no_grad():
+            for path, value in params.items():
+                holder = instance
+                for part in path.split("."):
+                    holder = getattr(holder, part)
+                if not isinstance(holder, torch.Tensor):
+                    raise TypeError(f"self.{path} is not a tensor")
+                if tuple(holder.shape) != tuple(value.shape):
+                    raise ValueError(f"self.{path} has shape {tuple(holder.shape)}, expected {tuple(value.shape)}")
+                holder.copy_(value)
+
+    def serve(self, sock) -> None:
+        while True:
+            try:
+                request = wire.receive(sock, max_bytes=1 << 30)
+            except (EOFError, OSError):
+                return
+            sys.stdout = sys.stderr = self.out
+            op = request.get("op")
+            try:
+                reply = self.load(request) if op == "load" else self.run(request)
+            except BaseException as exc:  # noqa: BLE001 - bad request from the parent
+                reply = {"ok": False, "error": describe_error(exc)}
+            reply["stdout"] = self.out.take()
+            try:
+                wire.send(sock, reply)
+            except Exception as exc:  # noqa: BLE001 - e.g. an ndarray or a hostile tensor subclass
+                wire.send(sock, {"ok": False, "stdout": reply.get("stdout", ""), "error": {
+                    "type": "BadReturn", "message": f"returned something that is not a tensor ({exc})"}})

@@ -1,0 +1,131 @@
+"""The only format that crosses the trust boundary: a JSON header plus raw tensor bytes.
+
+Both sides use this file. Decoding never executes anything: JSON is parsed by the standard
+library and tensors are rebuilt from raw little-endian bytes with a dtype from a short allow-list,
+so a hostile child can at worst send wrong numbers, never code (no pickle anywhere).
+
+Frame: 8-byte big-endian header length, 8-byte payload length, JSON header, payload.
+Values are JSON with tensors replaced by {"$tensor": i}; header["tensors"][i] = {dtype, shape, offset}.
+"""
+from __future__ import annotations
+
+import json
+import math
+import struct
+import socket
+
+import torch
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64, "bool": torch.bool}
+NAMES = {v: k for k, v in DTYPES.items()}
+MAX_HEADER = 1 << 20  # 1 MiB of JSON is far beyond any honest message
+_LENGTHS = struct.Struct(">QQ")
+
+
+class WireError(Exception):
+    """The other side sent something that is not a well-formed message."""
+
+
+def encode(message: object) -> bytes:
+    tensors: list[dict] = []
+    chunks: list[bytes] = []
+    offset = 0
+
+    def walk(value):
+        nonlocal offset
+        if isinstance(value, torch.Tensor):
+            plain = torch.Tensor.as_subclass(value, torch.Tensor).detach().cpu().contiguous()
+            name = NAMES.get(plain.dtype)
+            if name is None:
+                plain, name = plain.to(torch.float64), "float64"
+            raw = plain.numpy().tobytes() if plain.numel() else b""
+            tensors.append({"dtype": name, "shape": list(plain.shape), "offset": offset})
+            chunks.append(raw)
+            offset += len(raw)
+            return {"$tensor": len(tensors) - 1}
+        if isinstance(value, dict):
+            return {str(k): walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [walk(v) for v in value]
+        if isinstance(value, float) and not math.isfinite(value):
+            return {"$float": repr(value)}
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        raise TypeError(f"cannot send a {type(value).__name__}")
+
+    body = walk(message)
+    header = json.dumps({"body": body, "tensors": tensors}).encode()
+    payload = b"".join(chunks)
+    return _LENGTHS.pack(len(header), len(payload)) + header + payload
+
+
+def decode(header_bytes: bytes, payload: bytes) -> object:
+    try:
+        header = json.loads(header_bytes)
+        specs = header["tensors"]
+        body = header["body"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise WireError(f"unreadable header: {exc}") from None
+    if not isinstance(specs, list):
+        raise WireError("tensor table is not a list")
+    tensors = [_tensor(spec, payload) for spec in specs]
+
+    def walk(value):
+        if isinstance(value, dict):
+            if set(value) == {"$tensor"}:
+                index = value["$tensor"]
+                if not isinstance(index, int) or not 0 <= index < len(tensors):
+                    raise WireError("bad tensor reference")
+                return tensors[index]
+            if set(value) == {"$float"}:
+                if value["$float"] not in ("nan", "inf", "-inf"):
+                    raise WireError("bad float")
+                return float(value["$float"])
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(body)
+
+
+def _tensor(spec: object, payload: bytes) -> torch.Tensor:
+    try:
+        dtype = DTYPES[spec["dtype"]]
+        shape = [int(n) for n in spec["shape"]]
+        offset = int(spec["offset"])
+    except (KeyError, TypeError, ValueError):
+        raise WireError(f"bad tensor description {str(spec)[:80]}") from None
+    if len(shape) > 8 or any(n < 0 for n in shape) or offset < 0:
+        raise WireError("bad tensor shape")
+    nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+    if offset + nbytes > len(payload):
+        raise WireError("tensor runs past the end of the message")
+    if nbytes == 0:
+        return torch.empty(shape, dtype=dtype)
+    flat = torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=dtype)
+    return flat.reshape(shape)
+
+
+def send(sock: socket.socket, message: object) -> None:
+    sock.sendall(encode(message))
+
+
+def receive(sock: socket.socket, max_bytes: int) -> object:
+    """Read one message; refuse anything larger than max_bytes (a flood is not a message)."""
+    head_len, payload_len = _LENGTHS.unpack(_read_exact(sock, _LENGTHS.size))
+    if head_len > MAX_HEADER or head_len + payload_len > max_bytes:
+        raise WireError(f"message of {head_len + payload_len} bytes is over the {max_bytes}-byte limit")
+    header = _read_exact(sock, head_len)
+    payload = _read_exact(sock, payload_len)
+    return decode(header, payload)
+
+
+def _read_exact(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(min(n - len(buf), 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the connection")
+        buf += chunk
+    return bytes(buf)
