@@ -41,6 +41,8 @@ def notebook(master: Master, for_students: bool, tests_dir: str) -> nbformat.Not
             cells.append(new_code_cell(cell.source, metadata={"tags": ["kit-explore"]}))
     cells.append(new_markdown_cell("## Run every check\nRun this cell to see all public checks at once."))
     cells.append(new_code_cell("grader.check_all()", metadata={"tags": ["kit-check"]}))
+    for index, cell in enumerate(cells):
+        cell.id = f"cell-{index:03d}"  # nbformat picks random ids; fixed ones keep generation reproducible
     return new_notebook(cells=cells, metadata=dict(KERNEL))
 
 

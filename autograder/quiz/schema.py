@@ -20,7 +20,9 @@ QUESTION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 OPTION_ID_PATTERN = r"^[a-z]$"
 
 _TEXT = {"type": "string", "minLength": 1}
-# Keys that only some question types may carry; the rest get a `false` schema per type.
+# {"not": {}} rather than `false`: jsonschema drops the property name from `false` errors.
+_NOT_ALLOWED: dict[str, Any] = {"not": {}}
+# Keys that only some question types may carry; the rest get a "not allowed" schema per type.
 _TYPE_SPECIFIC_KEYS = ("answer", "options", "accepted", "regex", "rubric", "tolerance")
 _KEYS_BY_TYPE: dict[str, dict[str, Any]] = {
     "multiple_choice": {"answer": {"type": "string"}, "options": True},
@@ -38,7 +40,7 @@ _REQUIRED_BY_TYPE = {
 
 def _type_rule(qtype: str) -> dict[str, Any]:
     allowed = _KEYS_BY_TYPE[qtype]
-    properties = {key: allowed.get(key, False) for key in _TYPE_SPECIFIC_KEYS}
+    properties = {key: allowed.get(key, _NOT_ALLOWED) for key in _TYPE_SPECIFIC_KEYS}
     return {
         "if": {"properties": {"type": {"const": qtype}}, "required": ["type"]},
         "then": {"required": _REQUIRED_BY_TYPE[qtype], "properties": properties},
@@ -148,7 +150,7 @@ def _explain(error: ValidationError, field: str, qtype: Any) -> str:
         allowed = set(error.schema.get("properties", {}))
         extra = sorted(str(k) for k in error.instance if k not in allowed)
         return f"unknown key(s) {', '.join(repr(k) for k in extra)}"
-    if kind is None:  # a `false` schema: key not allowed for this question type
+    if kind == "not":  # a key that this question type may not carry
         return f"{subject} is not allowed for a {qtype} question"
     if kind == "type":
         wanted = error.validator_value

@@ -1,0 +1,41 @@
+"""`make release`: one archive of what students get, and nothing else.
+
+Only files under assignments/ (student notebooks, .py twins, public checks) and the quiz handouts
+are packed. Entries have a fixed timestamp so the same content gives the same archive.
+"""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Callable
+
+from .. import paths
+
+FIXED_TIME = (2024, 1, 1, 0, 0, 0)
+
+
+def student_files() -> dict[str, bytes]:
+    files = {}
+    for name in paths.ASSIGNMENTS:
+        folder = paths.ASSIGNMENTS_DIR / name
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith("."):
+                files[f"{name}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
+    return files
+
+
+def build_release(target: Path, extra: Callable[[], dict[str, bytes]] | None = None) -> Path:
+    """Write the student archive to `target`; `extra` adds more handouts (e.g. quizzes without answers)."""
+    files = student_files()
+    if extra is not None:
+        files.update(extra())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(".tmp")
+    with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in sorted(files.items()):
+            info = zipfile.ZipInfo(f"attention-kit/{name}", FIXED_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    temporary.replace(target)
+    return target

@@ -1,0 +1,101 @@
+"""Command line: a thin layer over the authoring, grading and reporting stages."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import paths
+
+console = Console(stderr=True)
+
+
+@click.group()
+def main() -> None:
+    """Attention kit: exercises, hidden graders and reports for the attention lessons."""
+
+
+@main.command()
+@click.argument("submissions", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder (default: out/<name of the submissions folder>).")
+@click.option("--workers", type=int, default=None, help="Parallel graders (default: number of cores).")
+@click.option("--isolation", type=click.Choice(["auto", "bwrap", "rlimits"]), default="auto",
+              help="auto: bubblewrap when available, else resource limits only (with a warning).")
+def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str) -> None:
+    """Grade every student folder in SUBMISSIONS (default: the bundled demo class)."""
+    from .grading.runner import grade_class
+    from .reporting.outputs import write_outputs
+
+    submissions = submissions or paths.DEMO_CLASS_DIR
+    out = out or paths.ROOT / "out" / ("demo" if submissions == paths.DEMO_CLASS_DIR else submissions.name)
+    warnings: list[str] = []
+    with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as bar:
+        task = bar.add_task("grading", total=None)
+
+        def progress(event: str, done: int, total: int) -> None:
+            if event == "start":
+                bar.update(task, total=total, completed=done)
+            else:
+                bar.advance(task)
+
+        def warn(text: str) -> None:
+            warnings.append(text)
+            bar.console.print(f"[bold red]{text}[/]")
+
+        results = grade_class(submissions, out, workers=workers, isolation=isolation, progress=progress, warn=warn)
+    write_outputs(out, results)
+    summarize(results, out, warnings)
+    if any(r.grader_errors for r in results):
+        sys.exit(2)
+
+
+def summarize(results, out: Path, warnings: list[str]) -> None:
+    table = Table(title=f"{len(results)} students graded")
+    for column in ("student", "score", "problems"):
+        table.add_column(column)
+    for result in results:
+        problems = "; ".join(result.problems) or ("grader errors" if result.grader_errors else "")
+        table.add_row(result.student_id, f"{result.score:g} / {result.max_score:g}", problems)
+    console.print(table)
+    errors = sum(len(r.grader_errors) for r in results)
+    if errors:
+        console.print(f"[bold red]{errors} checks hit a grader problem (not the students' fault); "
+                      f"see {out / 'logs'} and the grader_detail fields in {out / '.state'}[/]")
+    for text in warnings:
+        console.print(f"[bold red]{text}[/]")
+    console.print(f"gradebook: {out / 'gradebook.csv'}\nfeedback:  {out / 'feedback'}\nresults:   {out / 'results'}")
+
+
+@main.command()
+@click.option("--check", is_flag=True, help="Only report generated files that are out of date.")
+def assignments(check: bool) -> None:
+    """Generate notebooks, .py twins, public checks and hidden graders from source/."""
+    from .authoring.generate import generate, stale_files
+
+    if check:
+        stale = stale_files()
+        for path in stale:
+            console.print(f"out of date: {path.relative_to(paths.ROOT)}")
+        sys.exit(1 if stale else 0)
+    for path in generate():
+        console.print(f"wrote {path.relative_to(paths.ROOT)}")
+
+
+@main.command()
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              default=paths.ROOT / "dist" / "attention-kit-student.zip")
+def release(out: Path) -> None:
+    """Pack what students get into one archive."""
+    from .authoring.release import build_release
+
+    console.print(f"wrote {build_release(out)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Reporting stage: renderers from the immutable result model to files people read or upload."""

@@ -1,0 +1,20 @@
+"""Write every per-class output into OUT, each file atomically."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..grading.results import StudentResult, write_atomic
+from ..grading.submissions import result_stem
+from .feedback import feedback_markdown
+from .gradebook import gradebook_csv
+from .gradescope import results_json
+
+
+def write_outputs(out_dir: Path, results: list[StudentResult]) -> None:
+    for result in results:
+        stem = result_stem(result.student_id)
+        write_atomic(out_dir / "results" / f"{stem}.json",
+                     json.dumps(results_json(result), indent=1, ensure_ascii=False))
+        write_atomic(out_dir / "feedback" / f"{stem}.md", feedback_markdown(result))
+    write_atomic(out_dir / "gradebook.csv", gradebook_csv(results))

@@ -1,0 +1,38 @@
+"""Build a class of submissions on disk and grade it through the real engine (sandbox included)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder import paths
+from autograder.grading.results import StudentResult
+from autograder.grading.runner import grade_class
+
+
+def solution_text(assignment: str) -> str:
+    return (paths.SOLUTIONS_DIR / assignment / f"{assignment}.py").read_text(encoding="utf-8")
+
+
+def stub_text(assignment: str) -> str:
+    return (paths.ASSIGNMENTS_DIR / assignment / f"{assignment}.py").read_text(encoding="utf-8")
+
+
+def write_class(root: Path, students: dict[str, dict[str, str | bytes]]) -> Path:
+    """students: id -> {file name: content}. Returns the submissions folder."""
+    for student, files in students.items():
+        folder = root / student
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, content in files.items():
+            target = folder / name
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content, encoding="utf-8")
+    return root
+
+
+def grade(submissions: Path, out: Path, workers: int = 2, **options) -> dict[str, StudentResult]:
+    return {r.student_id: r for r in grade_class(submissions, out, workers=workers, **options)}
+
+
+def scores_by_test(result: StudentResult) -> dict[str, float]:
+    return {t.test_id.split("::", 1)[1]: t.score for t in result.tests}

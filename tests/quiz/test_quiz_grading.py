@@ -1,0 +1,192 @@
+"""Grading: each question type, rubric partial credit, numeric tolerance, and answer files
+that are missing, malformed or odd (graded 0 with a message, never an exception)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autograder.quiz import (
+    answer_file_name, grade_answer_file, grade_question, grade_quiz, grade_submission, quiz_from_data,
+)
+
+
+@pytest.fixture
+def mini(minimal_quiz_data):
+    return quiz_from_data(minimal_quiz_data, "mini.yaml")
+
+
+def test_perfect_answers_score_full_marks(mini):
+    result = grade_quiz(mini, {"q-mc": "b", "q-tf": True, "q-sa": "√d_k", "q-num": 0.125})
+    assert (result.score, result.max_score) == (5, 5)
+    assert all(item.is_correct and item.feedback.startswith("Correct") for item in result.items)
+    assert result.messages == ()
+
+
+@pytest.mark.parametrize("given, score", [
+    ("b", 1), ("B", 1), ("(b)", 1), ("b)", 1), (" b. ", 1), ("beta", 1), ("Beta", 1),
+    ("a", 0), ("alpha", 0), ("z", 0), ("b and c", 0), (2, 0), (True, 0),
+])
+def test_multiple_choice(mini, given, score):
+    assert grade_question(mini.question("q-mc"), given).score == score
+
+
+def test_multiple_choice_feedback_names_the_choice(mini):
+    assert grade_question(mini.question("q-mc"), "a").feedback == "Incorrect: you chose (a) alpha."
+    assert "not one of the options a, b, c" in grade_question(mini.question("q-mc"), "z").feedback
+
+
+@pytest.mark.parametrize("given, score", [
+    (True, 1), ("true", 1), ("True", 1), ("T", 1), ("yes", 1),
+    (False, 0), ("false", 0), ("F", 0), ("maybe", 0), (1, 0),
+])
+def test_true_false(mini, given, score):
+    assert grade_question(mini.question("q-tf"), given).score == score
+
+
+@pytest.mark.parametrize("given, score", [
+    (0.125, 1), ("0.125", 1), ("1/8", 1), (".125", 1), (0.1259, 1), (0.1241, 1), ("0.126", 1), (0.124, 1),
+    (0.1262, 0), (0.1238, 0), (0.25, 0), ("one eighth", 0), (True, 0),
+])
+def test_numeric_tolerance(mini, given, score):
+    assert grade_question(mini.question("q-num"), given).score == score
+
+
+def test_numeric_zero_tolerance_still_accepts_float_rounding(minimal_quiz_data):
+    minimal_quiz_data["questions"][3].update(answer=0.3, tolerance=0)
+    question = quiz_from_data(minimal_quiz_data).question("q-num")
+    assert grade_question(question, 0.1 + 0.2).score == 1
+    assert grade_question(question, 0.3001).score == 0
+
+
+def test_unreadable_number_explains_itself(mini):
+    assert "Could not read 'one eighth' as a number" in grade_question(mini.question("q-num"), "one eighth").feedback
+
+
+@pytest.mark.parametrize("given, score", [
+    ("square root of d_k", 2),       # accepted answer
+    ("by sqrt(d_k)", 2),             # regex
+    ("sqrt of the key dimension", 1),  # rubric: sqrt* only
+    ("root of dk", 2),               # rubric: both items
+    ("dk", 1),                       # rubric: dimension only
+    ("the model width", 0),          # nothing
+])
+def test_short_answer_exact_regex_and_rubric_partial_credit(mini, given, score):
+    assert grade_question(mini.question("q-sa"), given).score == score
+
+
+def test_rubric_partial_credit_on_real_question(real_quizzes):
+    question = real_quizzes["attention_score"].question("sc-07")  # grow / saturate / shrink, 1 point each
+    cases = {
+        "The scores get large.": 1,
+        "Scores grow and softmax saturates": 2,
+        "Scores grow, the softmax saturates and gradients vanish": 3,
+        "It is slower": 0,
+    }
+    for answer, expected in cases.items():
+        result = grade_question(question, answer)
+        assert result.score == expected, (answer, result.feedback)
+    partial = grade_question(question, "Scores grow and softmax saturates")
+    assert partial.feedback.startswith("Partial credit 2/3") and "'shrink*'" in partial.feedback
+
+
+def test_rubric_partial_credit_on_mask_question(real_quizzes):
+    question = real_quizzes["attention_score"].question("sc-04")
+    assert grade_question(question, "Set its weight to 0 after softmax").score == 0
+    assert grade_question(question, "set the score to -inf after softmax").score == 1
+    assert grade_question(question, "fill it with float('-inf') before the softmax").score == 2
+
+
+def test_missing_blank_and_unknown_answers_are_reported(mini):
+    result = grade_quiz(mini, {"q-mc": "b", "q-tf": "  ", "q-sa": None, "q-extra": "x", "q-other": 1})
+    assert result.score == 1
+    for qid in ("q-tf", "q-sa", "q-num"):
+        item = result.item(qid)
+        assert (item.score, item.given, item.feedback) == (0, None, "No answer given.")
+    assert result.messages == (
+        "3 question(s) not answered (0 points): q-tf, q-sa, q-num",
+        "unknown question id(s) ignored: q-extra, q-other",
+    )
+
+
+def test_item_results_carry_answer_key_and_explanation(mini):
+    item = grade_quiz(mini, {"q-mc": "a"}).item("q-mc")
+    assert item.correct_answer == "(b) beta"
+    assert item.explanation == "Because b."
+    assert item.given == "a" and item.max_score == 1
+    assert grade_quiz(mini, {}).item("q-num").correct_answer == "0.125 (± 0.001)"
+    assert grade_quiz(mini, {}).item("q-tf").correct_answer == "True"
+
+
+def test_answer_file_round_trip(mini, write_yaml):
+    path = write_yaml(answer_file_name(mini), 'q-mc: b\nq-tf: true\nq-sa: "sqrt dk"\nq-num: 1/8\n')
+    assert answer_file_name(mini) == "quiz_mini.yaml"
+    result = grade_answer_file(mini, path)
+    assert result.score == 5 and result.messages == ()
+    json.dumps(result.to_dict())  # reports can be written as JSON
+
+
+MALFORMED_FILES = {
+    "not yaml": "q-mc: [b\n",
+    "a list": "- b\n- true\n",
+    "a plain string": "just some words\n",
+    "nested answer": "q-mc:\n  - a\n  - b\n",
+    "duplicate answer": "q-mc: a\nq-mc: b\n",
+    "binary junk": "\x00\x01\x02",
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_FILES))
+def test_malformed_answer_file_scores_zero_without_raising(mini, write_yaml, case):
+    path = write_yaml("quiz_mini.yaml", MALFORMED_FILES[case])
+    result = grade_answer_file(mini, path)
+    assert result.score == 0 and result.max_score == 5
+    assert len(result.items) == 4 and all(item.score == 0 for item in result.items)
+    assert len(result.messages) == 1
+    assert result.messages[0].startswith("answer file could not be used, quiz scored 0")
+    assert str(path) in result.messages[0]
+
+
+def test_undecodable_and_missing_answer_files(mini, tmp_path):
+    bad = tmp_path / "quiz_mini.yaml"
+    bad.write_bytes(b"q-mc: \xff\xfe\n")
+    assert grade_answer_file(mini, bad).score == 0
+    assert "cannot read file" in grade_answer_file(mini, bad).messages[0]
+    assert "file not found" in grade_answer_file(mini, tmp_path / "absent.yaml").messages[0]
+    assert grade_answer_file(mini, tmp_path).score == 0  # a folder, not a file
+
+
+def test_empty_answer_file_means_nothing_answered(mini, write_yaml):
+    result = grade_answer_file(mini, write_yaml("quiz_mini.yaml", "# nothing yet\n"))
+    assert result.score == 0 and result.messages[0].startswith("4 question(s) not answered")
+
+
+def test_grade_submission_uses_the_naming_convention(mini, tmp_path):
+    missing = grade_submission(mini, tmp_path)
+    assert missing.score == 0 and "no answer file quiz_mini.yaml handed in" in missing.messages[0]
+    (tmp_path / "quiz_mini.yaml").write_text("q-mc: b\n", encoding="utf-8")
+    assert grade_submission(mini, tmp_path).score == 1
+
+
+@pytest.mark.parametrize("weird", [
+    {"q-mc": ["a"], "q-tf": {"x": 1}, "q-sa": 3.5, "q-num": "∞"},
+    {"q-mc": object(), "q-tf": b"true", "q-sa": True, "q-num": [0.125]},
+    {("tuple", "key"): 1, 7: "b"},
+])
+def test_grade_quiz_never_raises_on_odd_python_values(mini, weird):
+    result = grade_quiz(mini, weird)
+    assert result.score == 0
+
+
+def test_grade_quiz_with_non_mapping_answers(mini):
+    result = grade_quiz(mini, ["b", True])  # type: ignore[arg-type]
+    assert result.score == 0 and "answers must map question ids" in result.messages[0]
+
+
+def test_full_real_quizzes_answer_key_scores_full(real_quizzes):
+    """Answering every real question with its own key gives full marks (keys are consistent)."""
+    for quiz in real_quizzes.values():
+        answers = {q.id: (q.accepted[0] if q.type == "short_answer" else q.answer) for q in quiz.questions}
+        result = grade_quiz(quiz, answers)
+        assert result.score == quiz.max_score, [i for i in result.items if not i.is_correct]
