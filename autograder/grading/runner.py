@@ -23,14 +23,14 @@ from .worker import dump_manifest
 STATE = ".state"
 
 
-def grader_version() -> str:
+def grader_version(graders_dir: Path = paths.GRADERS_DIR) -> str:
     """Changes whenever a hidden test, the grading engine or a reference solution changes."""
     digest = hashlib.sha256()
-    folders = [paths.GRADERS_DIR, paths.ROOT / "autograder" / "grading", paths.ROOT / "autograder" / "sandbox",
+    folders = [graders_dir, paths.ROOT / "autograder" / "grading", paths.ROOT / "autograder" / "sandbox",
                paths.SOLUTIONS_DIR]
     for folder in folders:
         for file in sorted(folder.rglob("*.py")):
-            digest.update(file.relative_to(paths.ROOT).as_posix().encode())
+            digest.update(file.as_posix().encode())
             digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -48,18 +48,19 @@ def shipped_stubs() -> dict[str, dict[str, str]]:
 
 
 def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None, isolation: str = "auto",
+                graders_dir: Path = paths.GRADERS_DIR,
                 progress: Callable[[str, int, int], None] = lambda event, done, total: None,
                 warn: Callable[[str], None] = lambda text: None) -> list[StudentResult]:
     students = discover(submissions_dir, list(paths.ASSIGNMENTS), shipped_stubs())
     state_dir = out_dir / STATE
     state_dir.mkdir(parents=True, exist_ok=True)
-    version = grader_version()
+    version = grader_version(graders_dir)
     fingerprints = {s.student_id: f"{version}-{s.fingerprint}" for s in students}
     todo = [s for s in students if not _up_to_date(state_dir, s, fingerprints[s.student_id])]
     progress("start", len(students) - len(todo), len(students))
     if todo:
         _run_workers(todo, state_dir, out_dir, fingerprints, workers or os.cpu_count() or 1, isolation,
-                     lambda: progress("student", 0, len(students)), warn)
+                     graders_dir, lambda: progress("student", 0, len(students)), warn)
     results = []
     for student in students:
         path = state_dir / f"{result_stem(student.student_id)}.json"
@@ -78,7 +79,8 @@ def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
 
 
 def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],
-                 workers: int, isolation: str, tick: Callable[[], None], warn: Callable[[str], None]) -> None:
+                 workers: int, isolation: str, graders_dir: Path, tick: Callable[[], None],
+                 warn: Callable[[str], None]) -> None:
     count = max(1, min(workers, len(todo)))
     shards = [todo[i::count] for i in range(count)]
     logs = out_dir / "logs"
@@ -88,8 +90,8 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
     with tempfile.TemporaryDirectory(prefix="attnkit-") as scratch:
         for index, shard in enumerate(shards):
             manifest = Path(scratch) / f"shard-{index}.json"
-            dump_manifest(manifest, shard, state_dir, isolation, {s.student_id: fingerprints[s.student_id]
-                                                                   for s in shard})
+            dump_manifest(manifest, shard, state_dir, isolation,
+                          {s.student_id: fingerprints[s.student_id] for s in shard}, graders_dir)
             log = open(logs / f"worker-{index}.log", "w", encoding="utf-8")
             process = subprocess.Popen([sys.executable, "-m", "autograder.grading.worker", str(manifest)],
                                        cwd=paths.ROOT, stdout=subprocess.PIPE, stderr=log, text=True,

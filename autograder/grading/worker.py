@@ -12,17 +12,18 @@ from pathlib import Path
 
 import pytest
 
+from ..paths import GRADERS_DIR
 from ..sandbox import ForkServer, SandboxConfig
 from .plugin import GradingPlugin
 from .submissions import SourceFile, Submission, result_stem
 
-GRADERS_DIR = Path(__file__).resolve().parents[1] / "graders"
 
 
 def dump_manifest(path: Path, submissions: list[Submission], state_dir: Path, isolation: str,
-                  fingerprints: dict[str, str]) -> None:
+                  fingerprints: dict[str, str], graders_dir: Path = GRADERS_DIR) -> None:
     path.write_text(json.dumps({
         "state_dir": str(state_dir), "isolation": isolation, "fingerprints": fingerprints,
+        "graders_dir": str(graders_dir),
         "submissions": [asdict(s) for s in submissions]}), encoding="utf-8")
 
 
@@ -36,10 +37,11 @@ def read_manifest(path: Path) -> dict:
 
 
 def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer,
-              fingerprints: dict[str, str] | None = None, on_done=lambda result: None) -> GradingPlugin:
+              fingerprints: dict[str, str] | None = None, on_done=lambda result: None,
+              graders_dir: Path = GRADERS_DIR) -> GradingPlugin:
     plugin = GradingPlugin(submissions, state_dir, server, fingerprints, on_done)
-    args = [str(GRADERS_DIR), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly",
-            "--rootdir", str(GRADERS_DIR), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
+    args = [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly",
+            "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
     code = pytest.main(args, plugins=[plugin])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and len(plugin.finished) < len(submissions):
         raise RuntimeError(f"the hidden tests could not be collected or run (pytest exit code {code})")
@@ -56,7 +58,8 @@ def main(manifest_path: str) -> int:
         print(f"done {result_stem(result.student_id)}", flush=True)
 
     try:
-        run_shard(manifest["submissions"], Path(manifest["state_dir"]), server, manifest["fingerprints"], announce)
+        run_shard(manifest["submissions"], Path(manifest["state_dir"]), server, manifest["fingerprints"], announce,
+                  Path(manifest["graders_dir"]))
     finally:
         server.close()
     return 0

@@ -132,7 +132,7 @@ def grade_quiz(quiz: Quiz, answers: Mapping[str, AnswerValue]) -> QuizResult:
 
 def _zero_result(quiz: Quiz, message: str) -> QuizResult:
     items = tuple(_item(q, None, 0.0, "Not graded: " + message.splitlines()[0]) for q in quiz.questions)
-    return QuizResult(quiz_id=quiz.id, items=items, messages=(message,))
+    return QuizResult(quiz_id=quiz.id, items=items, messages=(message,), problem=message)
 
 
 def grade_answer_file(quiz: Quiz, path: Union[str, Path]) -> QuizResult:

@@ -125,6 +125,8 @@ class QuizResult:
     items: tuple[ItemResult, ...]
     # File-level notes: missing answers, unknown ids, unreadable answer file.
     messages: tuple[str, ...] = field(default=())
+    # Set when the whole quiz scored 0 because the answer file was missing or unusable.
+    problem: Optional[str] = None
 
     @property
     def score(self) -> float:
@@ -147,6 +149,7 @@ class QuizResult:
             "score": self.score,
             "max_score": self.max_score,
             "messages": list(self.messages),
+            "problem": self.problem,
             "items": [
                 {
                     "question_id": i.question_id,

@@ -132,6 +132,11 @@ def _describe(value: Any) -> str:
     return f"{shown} ({kind})"
 
 
+# JSON Schema type names in the words a YAML author uses.
+_YAML_TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "boolean": "true or false",
+                    "number": "a number", "null": "empty"}
+
+
 def _field_name(path: Iterable[Any]) -> str:
     name = ""
     for part in path:
@@ -153,9 +158,9 @@ def _explain(error: ValidationError, field: str, qtype: Any) -> str:
     if kind == "not":  # a key that this question type may not carry
         return f"{subject} is not allowed for a {qtype} question"
     if kind == "type":
-        wanted = error.validator_value
-        wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
-        return f"{subject} must be of type {wanted}, got {_describe(error.instance)}"
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        words = " or ".join(_YAML_TYPE_WORDS.get(w, w) for w in wanted)
+        return f"{subject} must be {words}, got {_describe(error.instance)}"
     if kind in ("enum", "const"):
         choices = error.validator_value if kind == "enum" else [error.validator_value]
         return f"{subject} must be one of {', '.join(map(str, choices))}; got {_describe(error.instance)}"

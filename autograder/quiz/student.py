@@ -14,8 +14,9 @@ import yaml
 from .grade import answer_file_name
 from .model import Question, Quiz
 
-# The only question keys a student ever sees.
-STUDENT_QUESTION_KEYS = ("id", "type", "prompt", "points", "objective", "options")
+# The only question keys a student ever sees. Not even `objective`: some objectives
+# quote an answer (e.g. "masks as score surgery (−∞ before softmax)").
+STUDENT_QUESTION_KEYS = ("id", "type", "prompt", "points", "options")
 
 _TYPE_LABELS = {
     "multiple_choice": "multiple choice",
@@ -42,12 +43,10 @@ def _points(q: Question) -> str:
 
 
 def student_question(q: Question) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "id": q.id, "type": q.type, "prompt": q.prompt, "points": q.points, "objective": q.objective,
-    }
+    points = int(q.points) if q.points == int(q.points) else q.points
+    data: dict[str, Any] = {"id": q.id, "type": q.type, "prompt": q.prompt, "points": points}
     if q.options:
         data["options"] = [{"id": o.id, "text": o.text} for o in q.options]
-    assert set(data) <= set(STUDENT_QUESTION_KEYS)
     return data
 
 
@@ -98,7 +97,7 @@ def answer_template(quiz: Quiz) -> str:
         "# Put each answer between the quotes after the question id; \"\" means not answered.",
         "#   multiple choice: the option letter, e.g. \"c\"",
         "#   true/false:      true or false",
-        "#   short answer:    text; maths can be typed as x^2 or x², sqrt(x) or √x",
+        "#   short answer:    text; plain-text maths is fine, e.g. x^2 or x², a/b, exp(x)",
         "#   numeric:         a number, e.g. 3.5 or 7/2",
         "",
     ]

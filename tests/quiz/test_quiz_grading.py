@@ -108,6 +108,7 @@ def test_missing_blank_and_unknown_answers_are_reported(mini):
         "3 question(s) not answered (0 points): q-tf, q-sa, q-num",
         "unknown question id(s) ignored: q-extra, q-other",
     )
+    assert result.problem is None  # answered badly, but the file itself was fine
 
 
 def test_item_results_carry_answer_key_and_explanation(mini):
@@ -143,7 +144,7 @@ def test_malformed_answer_file_scores_zero_without_raising(mini, write_yaml, cas
     result = grade_answer_file(mini, path)
     assert result.score == 0 and result.max_score == 5
     assert len(result.items) == 4 and all(item.score == 0 for item in result.items)
-    assert len(result.messages) == 1
+    assert len(result.messages) == 1 and result.problem == result.messages[0]
     assert result.messages[0].startswith("answer file could not be used, quiz scored 0")
     assert str(path) in result.messages[0]
 

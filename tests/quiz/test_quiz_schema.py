@@ -43,18 +43,18 @@ BROKEN_QUIZZES = [
      "'answer' must be one of the option ids a, b, c"),
     ("negative points", _set("q-sa", "points", -1), "question q-sa", "'points' must be greater than 0"),
     ("zero points", _set("q-sa", "points", 0), "question q-sa", "'points' must be greater than 0"),
-    ("points as text", _set("q-sa", "points", "two"), "question q-sa", "'points' must be of type number"),
+    ("points as text", _set("q-sa", "points", "two"), "question q-sa", "'points' must be a number, got 'two' (text)"),
     ("bad regex", _set("q-sa", "regex", ["sqrt(dk"]), "question q-sa", "'regex[0]' 'sqrt(dk' does not compile"),
     ("missing explanation", _delete("q-num", "explanation"), "question q-num",
      "missing required key 'explanation'"),
     ("empty explanation", _set("q-num", "explanation", ""), "question q-num", "'explanation' must not be empty"),
     ("wrong-typed tolerance", _set("q-num", "tolerance", "0.1"), "question q-num",
-     "'tolerance' must be of type number"),
+     "'tolerance' must be a number, got '0.1' (text)"),
     ("negative tolerance", _set("q-num", "tolerance", -0.5), "question q-num", "'tolerance' must be >= 0"),
     ("missing tolerance", _delete("q-num", "tolerance"), "question q-num", "missing required key 'tolerance'"),
-    ("numeric answer as text", _set("q-num", "answer", "1/8"), "question q-num", "'answer' must be of type number"),
+    ("numeric answer as text", _set("q-num", "answer", "1/8"), "question q-num", "'answer' must be a number, got '1/8' (text)"),
     ("true_false answer as text", _set("q-tf", "answer", "yes please"), "question q-tf",
-     "'answer' must be of type boolean"),
+     "'answer' must be true or false, got 'yes please' (text)"),
     ("options on true_false", _set("q-tf", "options", [{"id": "a", "text": "x"}, {"id": "b", "text": "y"}]),
      "question q-tf", "'options' is not allowed for a true_false question"),
     ("answer on short_answer", _set("q-sa", "answer", "sqrt"), "question q-sa",
@@ -73,7 +73,7 @@ BROKEN_QUIZZES = [
     ("rubric worth more than question", _set("q-sa", "rubric", [{"keywords": ["x"], "points": 5}]),
      "question q-sa", "rubric points add up to 5"),
     ("rubric keywords not a list", _set("q-sa", "rubric", [{"keywords": "sqrt", "points": 1}]),
-     "question q-sa", "'rubric[0].keywords' must be of type array"),
+     "question q-sa", "'rubric[0].keywords' must be a list, got 'sqrt' (text)"),
     ("unknown objective", _set("q-tf", "objective", "Something else."), "question q-tf",
      "is not one of the quiz's objectives"),
     ("non-finite numeric answer", _set("q-num", "answer", float("nan")), "question q-num", "finite number"),
@@ -135,7 +135,7 @@ def test_invalid_yaml_syntax_names_the_line(write_yaml):
 def test_missing_file_and_non_mapping_file(tmp_path, write_yaml):
     with pytest.raises(QuizFormatError, match="nope.yaml: file not found"):
         load_quiz(tmp_path / "nope.yaml")
-    with pytest.raises(QuizFormatError, match=r"list\.yaml: the file must be of type object"):
+    with pytest.raises(QuizFormatError, match=r"list\.yaml: the file must be a mapping, got \[1, 2\] \(a list\)"):
         load_quiz(write_yaml("list.yaml", "- 1\n- 2\n"))
 
 

@@ -1,0 +1,124 @@
+"""Grading a class end to end: the demo class, the outputs, and grader bugs kept apart from students."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from autograder import paths
+from autograder.grading.results import GRADER_ERROR, FAILED, PASSED
+from tests.classroom import grade, solution_text, write_class
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def demo_out(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo-out")
+    run = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", "--out", str(out)], cwd=paths.ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return out
+
+
+def read_gradebook(out):
+    with open(out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+        return {row["student_id"]: row for row in csv.DictReader(handle)}
+
+
+def test_demo_gradebook(demo_out):
+    rows = read_gradebook(demo_out)
+    assert set(rows) == {"ada", "grace", "linus", "margaret", "alan", "barbara lee"}
+    columns = list(next(iter(rows.values())))
+    assert columns[0] == "student_id" and columns[-2:] == ["score", "max_score"]
+    assert {"dot_scores", "attention", "SingleHeadAttention", "saturation"} <= set(columns)
+    full = rows["ada"]["max_score"]
+    assert rows["ada"]["score"] == full and rows["grace"]["score"] == full  # .py and .ipynb
+    assert rows["alan"]["score"] == "0"
+    assert rows["linus"]["scaled_dot_scores"] != "3" and rows["linus"]["dot_scores"] == "3"
+    assert rows["margaret"]["attention"] == "0" and rows["margaret"]["dot_scores"] == "0"
+    for row in rows.values():  # the question columns add up to the score
+        total = sum(float(v) for k, v in row.items() if k not in ("student_id", "score", "max_score"))
+        assert total == pytest.approx(float(row["score"]))
+
+
+def test_demo_results_are_gradescope_json(demo_out):
+    data = json.loads((demo_out / "results" / "linus.json").read_text(encoding="utf-8"))
+    assert {"score", "max_score", "tests"} <= set(data)
+    for test in data["tests"]:
+        assert {"name", "score", "max_score", "output", "visibility", "tags"} <= set(test)
+    assert data["score"] == pytest.approx(sum(t["score"] for t in data["tests"]))
+    failed = [t for t in data["tests"] if t["score"] < t["max_score"]]
+    assert failed and all(t["output"] for t in failed)
+
+
+def test_demo_feedback_explains_mistakes(demo_out):
+    linus = (demo_out / "feedback" / "linus.md").read_text(encoding="utf-8")
+    assert "sqrt(d_k)" in linus and "FAILED" in linus
+    margaret = (demo_out / "feedback" / "margaret.md").read_text(encoding="utf-8")
+    assert "no single_head_attention.py or single_head_attention.ipynb" in margaret
+    grace = (demo_out / "feedback" / "grace.md").read_text(encoding="utf-8")
+    assert "magics" in grace
+    assert (demo_out / "feedback" / "barbara lee.md").exists()
+
+
+GRADERS = '''
+import pytest
+from autograder.grading.student import StudentFault
+
+pytestmark = pytest.mark.assignment("attention_scores")
+
+
+@pytest.mark.question("probe")
+@pytest.mark.points(1)
+def test_passes(student):
+    """student code answers"""
+    assert student.call("causal_mask", 2).shape == (2, 2)
+
+
+@pytest.mark.question("probe")
+@pytest.mark.points(2)
+def test_student_mistake(student):
+    """a student mistake"""
+    raise StudentFault("wrong in the student's code")
+
+
+@pytest.mark.question("probe")
+@pytest.mark.points(3)
+def test_grader_bug(student):
+    """a bug in the grader"""
+    return {}["missing"]
+'''
+
+
+def test_grader_bug_is_not_a_student_zero(tmp_path):
+    graders = tmp_path / "graders"
+    graders.mkdir()
+    (graders / "test_probe.py").write_text(GRADERS)
+    submissions = write_class(tmp_path / "class", {"ann": {"attention_scores.py": solution_text("attention_scores")}})
+    result = grade(submissions, tmp_path / "out", workers=1, graders_dir=graders)["ann"]
+    status = {t.test_id.split("::")[1]: t for t in result.tests}
+    assert status["test_passes"].status == PASSED and status["test_passes"].score == 1
+    assert status["test_student_mistake"].status == FAILED
+    assert status["test_student_mistake"].output == "wrong in the student's code"
+    bug = status["test_grader_bug"]
+    assert bug.status == GRADER_ERROR and bug.score == 0 and "KeyError" in bug.grader_detail
+    assert "not in your code" in bug.output and "KeyError" not in bug.output
+    assert result.grader_errors == (bug,)
+
+
+def test_rerun_reuses_results_and_regrades_changes(tmp_path):
+    submissions = write_class(tmp_path / "class", {
+        "ann": {"attention_scores.py": solution_text("attention_scores")},
+        "ben": {"attention_scores.py": solution_text("attention_scores")}})
+    first = grade(submissions, tmp_path / "out", workers=1)
+    state = tmp_path / "out" / ".state"
+    stamp = {p.name: p.stat().st_mtime_ns for p in state.glob("*.json")}
+    (submissions / "ben" / "attention_scores.py").write_text("syntax error here (")
+    second = grade(submissions, tmp_path / "out", workers=1)
+    assert {p.name: p.stat().st_mtime_ns for p in state.glob("*.json")}["ann.json"] == stamp["ann.json"]
+    assert second["ann"] == first["ann"]
+    assert second["ben"].score == 0 and first["ben"].score > 0

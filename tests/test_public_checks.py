@@ -1,0 +1,51 @@
+"""Public checks (otter test files) pass the solutions and fail the stubs with their messages."""
+from __future__ import annotations
+
+import runpy
+
+import otter
+import pytest
+
+from autograder import paths
+from autograder.authoring.master import read_master
+
+
+def checks(name):
+    master = read_master(paths.SOURCE_DIR / f"{name}.py")
+    return [(name, e) for e in master.exercises() if master.of("public", e)]
+
+
+ALL = [pair for name in paths.ASSIGNMENTS for pair in checks(name)]
+
+
+def run_check(name, exercise, source_folder, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # otter writes its log to the working folder
+    env = runpy.run_path(str(source_folder / name / f"{name}.py"), run_name="checked")
+    grader = otter.Notebook(tests_dir=str(paths.ASSIGNMENTS_DIR / name / "tests"))
+    return grader.check(exercise, env)
+
+
+@pytest.mark.parametrize("name,exercise", ALL)
+def test_solution_passes_public_check(name, exercise, monkeypatch, tmp_path):
+    result = run_check(name, exercise, paths.SOLUTIONS_DIR, monkeypatch, tmp_path)
+    assert result.passed_all, repr(result)
+
+
+@pytest.mark.parametrize("name,exercise", ALL)
+def test_stub_fails_public_check_with_a_message(name, exercise, monkeypatch, tmp_path):
+    result = run_check(name, exercise, paths.ASSIGNMENTS_DIR, monkeypatch, tmp_path)
+    assert not result.passed_all
+    assert "replace this line with your code" in repr(result)
+
+
+@pytest.mark.parametrize("mistake,message", [
+    ("return Q @ K.transpose(-2, -1)\n", "Q @ K.transpose(-2, -1)"),
+])
+def test_public_check_explains_a_wrong_axis(mistake, message, monkeypatch, tmp_path):
+    source = (paths.SOLUTIONS_DIR / "attention_scores" / "attention_scores.py").read_text()
+    wrong = source.replace(mistake, "return K @ Q.transpose(-2, -1)\n", 1)
+    assert wrong != source
+    (tmp_path / "attention_scores").mkdir()
+    (tmp_path / "attention_scores" / "attention_scores.py").write_text(wrong)
+    result = run_check("attention_scores", "dot_scores", tmp_path, monkeypatch, tmp_path)
+    assert not result.passed_all and message in repr(result)
