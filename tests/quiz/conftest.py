@@ -11,9 +11,10 @@ import pytest
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# Plain `pytest tests/quiz` does not put the repo root on sys.path; make `autograder` importable.
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+# Make `autograder` and the helper `quiz_gift_reader` importable whatever pytest's import mode.
+for _folder in (REPO_ROOT, Path(__file__).resolve().parent):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 QUIZ_DIR = REPO_ROOT / "quizzes"
 LESSON_DIR = REPO_ROOT.parent / "shared" / "lessons"

@@ -1,0 +1,17 @@
+"""Wrong single_head_attention submission: att multiply by sqrt dk."""
+
+ASSIGNMENT = 'single_head_attention'
+CAUGHT_BY = [
+    'test_attention_values',
+    'test_attention_masks',
+    'test_attention_gradients',
+]
+MISTAKE = 'Multiplies the scores by sqrt(d_k) instead of dividing.'
+CODE = '''
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.transpose(-2, -1) * math.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    return weights @ V, weights
+'''

@@ -1,0 +1,11 @@
+"""Wrong attention_scores submission: causal float."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_causal_mask',
+]
+MISTAKE = 'Returns a 0/1 float tensor instead of a bool mask.'
+CODE = '''
+def causal_mask(T):
+    return torch.tril(torch.ones(T, T))
+'''

@@ -1,0 +1,14 @@
+"""Wrong attention_scores submission: dot dot T on 3d."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_dot_scores_shape',
+    'test_dot_scores_values',
+    'test_entropy_falls_for_raw_scores_only',
+    'test_score_gradient_shrinks_when_saturated',
+]
+MISTAKE = 'Uses K.T on a 3-D tensor, which reverses all three dimensions instead of swapping the last two.'
+CODE = '''
+def dot_scores(Q, K):
+    return Q @ K.T
+'''

@@ -1,0 +1,13 @@
+"""Wrong attention_scores submission: dot scaled too early."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_dot_scores_values',
+    'test_entropy_falls_for_raw_scores_only',
+    'test_score_gradient_shrinks_when_saturated',
+]
+MISTAKE = 'Divides the plain dot-product score by sqrt(d) although dot_scores must be unscaled.'
+CODE = '''
+def dot_scores(Q, K):
+    return Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
+'''

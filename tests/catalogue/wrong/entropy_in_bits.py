@@ -1,0 +1,13 @@
+"""Wrong attention_scores submission: entropy in bits."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_softmax_entropy_values',
+    'test_softmax_entropy_zeros',
+    'test_entropy_falls_for_raw_scores_only',
+]
+MISTAKE = 'Uses log base 2 (bits) instead of the natural log (nats).'
+CODE = '''
+def softmax_entropy(weights):
+    return -torch.special.xlogy(weights, weights).sum(dim=-1) / math.log(2)
+'''

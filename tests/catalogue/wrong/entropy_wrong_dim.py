@@ -1,0 +1,12 @@
+"""Wrong attention_scores submission: entropy wrong dim."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_softmax_entropy_values',
+    'test_entropy_falls_for_raw_scores_only',
+]
+MISTAKE = 'Sums over dim 0 instead of the last dim (the keys).'
+CODE = '''
+def softmax_entropy(weights):
+    return -torch.special.xlogy(weights, weights).sum(dim=0)
+'''

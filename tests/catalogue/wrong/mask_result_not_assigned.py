@@ -1,0 +1,14 @@
+"""Wrong attention_scores submission: mask result not assigned."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_apply_mask_values',
+    'test_apply_mask_broadcast_and_inputs',
+    'test_attention_weights_mask',
+]
+MISTAKE = 'Calls masked_fill but throws its result away and returns the unmasked scores.'
+CODE = '''
+def apply_mask(scores, mask):
+    scores.masked_fill(mask == 0, float("-inf"))
+    return scores
+'''

@@ -1,0 +1,12 @@
+"""Wrong attention_scores submission: padding off by one."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_padding_mask',
+]
+MISTAKE = 'Uses j <= lengths[b], letting one padded key through.'
+CODE = '''
+def padding_mask(lengths, T_k):
+    positions = torch.arange(T_k, device=lengths.device)
+    return (positions[None, :] <= lengths[:, None]).unsqueeze(1)
+'''

@@ -1,0 +1,12 @@
+"""Wrong attention_scores submission: padding over queries."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_padding_mask',
+]
+MISTAKE = "Builds the padding mask as (B, T_k, 1), which broadcasts over the queries' axis instead of the keys'."
+CODE = '''
+def padding_mask(lengths, T_k):
+    positions = torch.arange(T_k, device=lengths.device)
+    return (positions[None, :] < lengths[:, None]).unsqueeze(-1)
+'''

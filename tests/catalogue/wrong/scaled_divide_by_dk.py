@@ -1,0 +1,12 @@
+"""Wrong attention_scores submission: scaled divide by dk."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_scaled_dot_scores_values',
+    'test_entropy_falls_for_raw_scores_only',
+]
+MISTAKE = 'Divides by d_k instead of sqrt(d_k).'
+CODE = '''
+def scaled_dot_scores(Q, K):
+    return Q @ K.transpose(-2, -1) / K.shape[-1]
+'''

@@ -1,0 +1,12 @@
+"""Wrong attention_scores submission: scaled hardcoded sqrt64."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_scaled_dot_scores_values',
+    'test_entropy_falls_for_raw_scores_only',
+]
+MISTAKE = "Hard-codes the Transformer's d_k = 64 and always divides by 8."
+CODE = '''
+def scaled_dot_scores(Q, K):
+    return Q @ K.transpose(-2, -1) / math.sqrt(64)
+'''

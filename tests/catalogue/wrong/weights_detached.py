@@ -1,0 +1,14 @@
+"""Wrong attention_scores submission: weights detached."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_score_gradient_shrinks_when_saturated',
+]
+MISTAKE = 'Detaches the scores before the softmax, so no gradient flows back to them.'
+CODE = '''
+def attention_weights(scores, mask=None):
+    scores = scores.detach()
+    if mask is not None:
+        scores = apply_mask(scores, mask)
+    return F.softmax(scores, dim=-1)
+'''
