@@ -34,10 +34,14 @@ def test_demo_gradebook(demo_out):
     assert set(rows) == {"ada", "grace", "linus", "margaret", "alan", "barbara lee"}
     columns = list(next(iter(rows.values())))
     assert columns[0] == "student_id" and columns[-2:] == ["score", "max_score"]
-    assert {"dot_scores", "attention", "SingleHeadAttention", "saturation"} <= set(columns)
-    full = rows["ada"]["max_score"]
-    assert rows["ada"]["score"] == full and rows["grace"]["score"] == full  # .py and .ipynb
+    assert {"dot_scores", "attention", "SingleHeadAttention", "saturation", "quiz:attention",
+            "quiz:attention_score"} <= set(columns)
+    assert rows["ada"]["score"] == rows["ada"]["max_score"]
+    code = [c for c in columns[1:-2] if not c.startswith("quiz:")]
+    assert all(rows["grace"][c] == rows["ada"][c] for c in code)  # the notebook scores as the .py
     assert rows["alan"]["score"] == "0"
+    assert rows["ada"]["quiz:attention"] == "21" and rows["margaret"]["quiz:attention"] == "0"
+    assert 0 < float(rows["linus"]["quiz:attention"]) < 21
     assert rows["linus"]["scaled_dot_scores"] != "3" and rows["linus"]["dot_scores"] == "3"
     assert rows["margaret"]["attention"] == "0" and rows["margaret"]["dot_scores"] == "0"
     for row in rows.values():  # the question columns add up to the score
@@ -60,6 +64,7 @@ def test_demo_feedback_explains_mistakes(demo_out):
     assert "sqrt(d_k)" in linus and "FAILED" in linus
     margaret = (demo_out / "feedback" / "margaret.md").read_text(encoding="utf-8")
     assert "no single_head_attention.py or single_head_attention.ipynb" in margaret
+    assert "quiz_attention.yaml: line 2" in margaret and "invalid YAML" in margaret  # broken answers file
     grace = (demo_out / "feedback" / "grace.md").read_text(encoding="utf-8")
     assert "magics" in grace
     assert (demo_out / "feedback" / "barbara lee.md").exists()

@@ -1,7 +1,7 @@
 """`make release`: one archive of what students get, and nothing else.
 
 Only files under assignments/ (student notebooks, .py twins, public checks) and the quiz handouts
-are packed. Entries have a fixed timestamp so the same content gives the same archive.
+(questions without answers, answer-file templates) are packed. Entries have a fixed timestamp so the same content gives the same archive.
 """
 from __future__ import annotations
 
@@ -24,9 +24,24 @@ def student_files() -> dict[str, bytes]:
     return files
 
 
+def quiz_handouts() -> dict[str, bytes]:
+    """Each quiz without its answers (YAML and Markdown) plus the answer-file template students fill in."""
+    import tempfile
+
+    from ..quiz import load_quizzes, write_student_files
+
+    files = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for quiz in load_quizzes(paths.QUIZZES_DIR).values():
+            written = write_student_files(quiz, Path(scratch))
+            for path in (written.questions_yaml, written.markdown, written.answer_template):
+                files[f"quizzes/{path.name}"] = path.read_bytes()
+    return files
+
+
 def build_release(target: Path, extra: Callable[[], dict[str, bytes]] | None = None) -> Path:
     """Write the student archive to `target`; `extra` adds more handouts (e.g. quizzes without answers)."""
-    files = student_files()
+    files = {**student_files(), **quiz_handouts()}
     if extra is not None:
         files.update(extra())
     target.parent.mkdir(parents=True, exist_ok=True)

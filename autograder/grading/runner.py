@@ -7,6 +7,7 @@ result, so it finishes the class with the same results as an uninterrupted run.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 import os
 import selectors
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import paths
+from .quizzes import grade_student_quizzes, load_class_quizzes, student_folders
 from .results import StudentResult, load
 from .submissions import Submission, discover, result_stem
 from .worker import dump_manifest
@@ -61,12 +63,14 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
     if todo:
         _run_workers(todo, state_dir, out_dir, fingerprints, workers or os.cpu_count() or 1, isolation,
                      graders_dir, lambda: progress("student", 0, len(students)), warn)
+    quizzes, folders = load_class_quizzes(), student_folders(submissions_dir)
     results = []
     for student in students:
         path = state_dir / f"{result_stem(student.student_id)}.json"
         if not path.exists():
             raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}")
-        results.append(load(path))
+        graded = grade_student_quizzes(quizzes, folders[student.student_id])
+        results.append(replace(load(path), quizzes=graded))
     return results
 
 

@@ -59,7 +59,7 @@ class StudentFile:
             self.fatal = f"running {self.source.filename} from top to bottom failed: {failure}"
             raise StudentFault(self.fatal) from None
         self._keep_output(reply)
-        self.load_errors = reply.get("errors", [])
+        self.load_errors = clean_errors(reply.get("errors"))
         return self.child
 
     def _keep_output(self, reply: dict) -> None:
@@ -82,6 +82,12 @@ class StudentFile:
         self._keep_output(reply)
         if not reply["ok"]:
             raise StudentFault(explain_error(what, reply.get("error"), self.load_errors))
+        # The reply is the child's word: a file that rewired its own process may send anything, and
+        # whatever shape it has must end as the student's failure, never as a grader error.
+        fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "inputs_changed": list}
+        for key, kind in fields.items():
+            if reply.get(key) is not None and not isinstance(reply[key], kind):
+                raise StudentFault(f"calling {what}: the process sent back a malformed reply ({key})")
         return Reply(reply.get("output"), reply.get("arg_grads") or {}, reply.get("param_grads") or {},
                      reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()))
 
@@ -92,6 +98,21 @@ class StudentFile:
         if self.child is not None and self.child.dead is None:
             self.child.close()
         self.child = None
+
+
+def clean_errors(errors: object) -> list[dict]:
+    """Load errors as the harness reports them, reduced to short strings whatever the child sent."""
+    if not isinstance(errors, list):
+        return []
+    cleaned = []
+    for error in errors[:20]:
+        if isinstance(error, dict):
+            where = error.get("where")
+            cleaned.append({"cell": error.get("cell") if isinstance(error.get("cell"), int) else None,
+                            "type": str(error.get("type", "Error"))[:100],
+                            "message": str(error.get("message", ""))[:2000],
+                            "where": [str(w)[:300] for w in where[:5]] if isinstance(where, list) else []})
+    return cleaned
 
 
 def explain_error(what: str, error: object, load_errors: list[dict]) -> str:
@@ -107,7 +128,8 @@ def explain_error(what: str, error: object, load_errors: list[dict]) -> str:
         return text
     if kind == "NotImplementedError":
         return f"{what} is not implemented yet (it still raises NotImplementedError)."
-    where = "; ".join(str(w) for w in error.get("where", [])[-2:])
+    where = error.get("where")
+    where = "; ".join(str(w) for w in where[-2:]) if isinstance(where, list) else ""
     return f"{what} raised {kind}: {message}" + (f"\n  at {where}" if where else "")
 
 

@@ -29,6 +29,7 @@ def feedback_markdown(result: StudentResult) -> str:
         lines += ["", f"## Quiz: {quiz.quiz_id} ({quiz.score:g} / {quiz.max_score:g})", ""]
         if quiz.problem:
             lines.append(f"- {quiz.problem}")
+            continue
         for item in quiz.items:
             lines.append(f"- {item.question_id}: {item.score:g}/{item.max_score:g}")
             if item.feedback:

@@ -12,7 +12,8 @@ class SandboxLimits:
     memory_bytes: int = 3 << 30         # extra address space on top of the warm interpreter
     cpu_seconds: int = 120              # CPU time of one child
     processes: int = 32                 # processes of the sandbox user: bounds a fork storm
-    file_bytes: int = 1 << 20           # largest file a child may write
+    file_bytes: int = 0                 # no file data at all: bwrap leaves nothing writable either, and
+                                        # without it (rlimits) a child could fill the disk 1 MiB at a time
     open_files: int = 64
     reply_bytes: int = 256 << 20        # largest message accepted from a child
 

@@ -153,6 +153,12 @@ class ForkServer:
             self.close()
 
     def close(self) -> None:
+        if self.process is not None and self.process.poll() is None and self.control is not None:
+            try:  # without a PID namespace, what the last child left running outlives a killed zygote
+                self.control.settimeout(10)
+                self._command({"op": "reap"})
+            except (OSError, ValueError):
+                pass
         if self.process is not None:
             self.process.kill()
             self.process.wait()
@@ -188,7 +194,7 @@ class Child:
         try:
             self.sock.settimeout(timeout)
             wire.send(self.sock, message)
-            reply = wire.receive(self.sock, self.limits.reply_bytes)
+            reply = wire.receive(self.sock, self.limits.reply_bytes, deadline=time.monotonic() + timeout)
         except (socket.timeout, TimeoutError):
             self._fail("timeout", f"no answer within {timeout:.1f} s (an infinite loop, or far too slow)")
         except (EOFError, ConnectionError, BrokenPipeError):

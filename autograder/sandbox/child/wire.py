@@ -13,6 +13,7 @@ import json
 import math
 import struct
 import socket
+import time
 
 import torch
 
@@ -64,8 +65,8 @@ def decode(header_bytes: bytes, payload: bytes) -> object:
         header = json.loads(header_bytes)
         specs = header["tensors"]
         body = header["body"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise WireError(f"unreadable header: {exc}") from None
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:  # RecursionError: [[[[...]]]]
+        raise WireError(f"unreadable header: {type(exc).__name__}") from None
     if not isinstance(specs, list):
         raise WireError("tensor table is not a list")
     tensors = [_tensor(spec, payload) for spec in specs]
@@ -86,7 +87,10 @@ def decode(header_bytes: bytes, payload: bytes) -> object:
             return [walk(v) for v in value]
         return value
 
-    return walk(body)
+    try:
+        return walk(body)
+    except RecursionError:
+        raise WireError("message nested too deeply") from None
 
 
 def _tensor(spec: object, payload: bytes) -> torch.Tensor:
@@ -94,36 +98,47 @@ def _tensor(spec: object, payload: bytes) -> torch.Tensor:
         dtype = DTYPES[spec["dtype"]]
         shape = [int(n) for n in spec["shape"]]
         offset = int(spec["offset"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         raise WireError(f"bad tensor description {str(spec)[:80]}") from None
     if len(shape) > 8 or any(n < 0 for n in shape) or offset < 0:
         raise WireError("bad tensor shape")
     nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
     if offset + nbytes > len(payload):
         raise WireError("tensor runs past the end of the message")
-    if nbytes == 0:
-        return torch.empty(shape, dtype=dtype)
-    flat = torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=dtype)
-    return flat.reshape(shape)
+    try:
+        if nbytes == 0:
+            return torch.empty(shape, dtype=dtype)
+        flat = torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=dtype)
+        return flat.reshape(shape)
+    except (RuntimeError, OverflowError, ValueError) as exc:  # e.g. a zero-size shape with a 10**30 dim
+        raise WireError(f"bad tensor shape ({type(exc).__name__})") from None
 
 
 def send(sock: socket.socket, message: object) -> None:
     sock.sendall(encode(message))
 
 
-def receive(sock: socket.socket, max_bytes: int) -> object:
-    """Read one message; refuse anything larger than max_bytes (a flood is not a message)."""
-    head_len, payload_len = _LENGTHS.unpack(_read_exact(sock, _LENGTHS.size))
+def receive(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> object:
+    """Read one message; refuse anything larger than max_bytes (a flood is not a message).
+
+    With a deadline (time.monotonic()), the whole message must arrive by then: a socket timeout
+    alone bounds each recv, and a sender dribbling one byte at a time would never hit it."""
+    head_len, payload_len = _LENGTHS.unpack(_read_exact(sock, _LENGTHS.size, deadline))
     if head_len > MAX_HEADER or head_len + payload_len > max_bytes:
         raise WireError(f"message of {head_len + payload_len} bytes is over the {max_bytes}-byte limit")
-    header = _read_exact(sock, head_len)
-    payload = _read_exact(sock, payload_len)
+    header = _read_exact(sock, head_len, deadline)
+    payload = _read_exact(sock, payload_len, deadline)
     return decode(header, payload)
 
 
-def _read_exact(sock: socket.socket, n: int) -> bytes:
+def _read_exact(sock: socket.socket, n: int, deadline: float | None = None) -> bytes:
     buf = bytearray()
     while len(buf) < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the message did not arrive in time")
+            sock.settimeout(left)
         chunk = sock.recv(min(n - len(buf), 1 << 20))
         if not chunk:
             raise EOFError("the other side closed the connection")

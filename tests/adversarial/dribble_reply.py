@@ -1,0 +1,25 @@
+from ._snippets import SHA, solution_text
+
+ASSIGNMENT = SHA
+TAG = "dribble"
+ATTACK = ("rewires the child's reply encoder to announce a 100 MB reply and then send it one byte "
+          "every 0.2 s, so that a per-recv socket timeout never fires (a slowloris on the grader)")
+CODE = solution_text(ASSIGNMENT) + '''
+import struct
+import sys
+import time
+
+_wire = sys.modules["wire"]
+
+
+def _dribble(sock, message):
+    sock.sendall(struct.pack(">QQ", 100, 100 << 20))
+    while True:
+        sock.sendall(b"[")
+        time.sleep(0.2)
+
+
+_wire.send = _dribble
+'''
+TWIN = solution_text(ASSIGNMENT)
+EVIDENCE = "no answer within 20.0 s"

@@ -1,0 +1,30 @@
+from ._snippets import SHA, solution_text
+
+ASSIGNMENT = SHA
+TAG = "flood"
+ATTACK = "300 MB of output at import (print, sys.__stdout__, raw fds) and 20 MB more at every call"
+CODE = solution_text(ASSIGNMENT) + '''
+import os
+import sys
+
+_MB = "x" * (1 << 20)
+for _ in range(250):
+    print(_MB)
+for _ in range(200_000):
+    print("line of output number", _)
+for _ in range(25):
+    sys.__stdout__.write(_MB)
+    os.write(1, _MB.encode())
+    os.write(2, _MB.encode())
+
+_right_attention = attention
+
+
+def attention(Q, K, V, mask=None):
+    for _ in range(20):
+        print(_MB)
+    return _right_attention(Q, K, V, mask)
+'''
+TWIN = solution_text(ASSIGNMENT)
+EVIDENCE = "more characters of output not kept"
+SAME_SCORE = True

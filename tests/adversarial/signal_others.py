@@ -1,0 +1,36 @@
+from ._snippets import SHA, solution_text
+
+ASSIGNMENT = SHA
+TAG = "signal"
+ATTACK = ("looks for processes it may signal other than its own family (other students' children, a "
+          "bystander process of another user): kill(pid, 0) on every pid, and kill(-1, 0); a real "
+          "attacker would send SIGKILL to the classmates graded next to it")
+CODE = solution_text(ASSIGNMENT) + '''
+import os
+
+_me = os.getpid()
+_reachable = []
+for _entry in os.listdir("/proc"):
+    if not _entry.isdigit() or int(_entry) == _me:
+        continue
+    try:
+        os.kill(int(_entry), 0)
+    except OSError:
+        continue
+    try:
+        _name = open(f"/proc/{_entry}/comm").read().strip()
+    except OSError:
+        _name = "?"
+    _reachable.append((int(_entry), _name))
+if _reachable:
+    print("ATTNKIT-LEAK could signal", _reachable[:10])
+try:
+    os.kill(-1, 0)
+    print("ATTNKIT-LEAK kill(-1) reaches some process")
+except OSError as exc:
+    print("kill(-1, 0):", type(exc).__name__)
+print("signal probe done,", len(_reachable), "foreign processes reachable")
+'''
+TWIN = solution_text(ASSIGNMENT)
+EVIDENCE = "signal probe done, 0 foreign"
+SAME_SCORE = True
