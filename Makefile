@@ -7,13 +7,14 @@ SUBMISSIONS ?=
 OUT ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release bench sandbox-tools clean
+.PHONY: help setup test grade assignments check-assignments release gradescope bench sandbox-tools clean
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
 	@echo "make grade [SUBMISSIONS=dir OUT=dir]  grade a class (default: the bundled demo class)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
+	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +46,9 @@ check-assignments: $(STAMP)
 
 release: $(STAMP)
 	$(PY) -m autograder.cli release
+
+gradescope: $(STAMP)
+	$(PY) -m autograder.cli gradescope
 
 clean:
 	rm -rf out dist build *.egg-info

@@ -97,5 +97,15 @@ def release(out: Path) -> None:
     console.print(f"wrote {build_release(out)}")
 
 
+@main.command()
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              default=paths.ROOT / "dist" / "gradescope-autograder.zip")
+def gradescope(out: Path) -> None:
+    """Build the Gradescope autograder zip (same engine, graders and sandbox)."""
+    from .gradescope.build import build_zip
+
+    console.print(f"wrote {build_zip(out)}")
+
+
 if __name__ == "__main__":
     main()
