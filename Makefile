@@ -52,3 +52,6 @@ gradescope: $(STAMP)
 
 clean:
 	rm -rf out dist build *.egg-info
+
+bench: setup
+	$(PY) bench/bench_grading.py --n $(N)

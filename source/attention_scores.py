@@ -671,14 +671,15 @@ SATURATION_DIMS = (8, 64, 256)
 
 
 def saturation_inputs(d):
-    # 4096 query rows against 16 keys: entropy SD across seeds <= 0.008 nats, far inside the margins below.
-    return randn(64, 64, d, seed=100 + d), randn(64, 16, d, seed=200 + d)
+    # 1024 query rows against 16 keys: the entropy SD across seeds is about 0.016 nats, well inside the
+    # 0.1-nat margins below; the reference uses the very same seeded inputs, so comparing with it is exact.
+    return randn(16, 64, d, seed=100 + d), randn(16, 16, d, seed=200 + d)
 
 
 def student_entropy(student, score_name, d):
-    scores = expect.shape(student.call(score_name, *saturation_inputs(d)), (64, 64, 16), f"{score_name} at d_k={d}")
-    weights = expect.shape(student.call("attention_weights", scores), (64, 64, 16), "attention_weights")
-    entropy = expect.shape(student.call("softmax_entropy", weights), (64, 64), "softmax_entropy")
+    scores = expect.shape(student.call(score_name, *saturation_inputs(d)), (16, 64, 16), f"{score_name} at d_k={d}")
+    weights = expect.shape(student.call("attention_weights", scores), (16, 64, 16), "attention_weights")
+    entropy = expect.shape(student.call("softmax_entropy", weights), (16, 64), "softmax_entropy")
     return entropy.double().mean().item()
 
 
@@ -710,8 +711,8 @@ def test_score_gradient_shrinks_when_saturated(student):
     """The gradient through softmax shrinks for raw d_k=256 scores compared with scaled ones"""
     norms = {}
     for name in ("dot_scores", "scaled_dot_scores"):
-        scores = expect.shape(student.call(name, *saturation_inputs(256)), (64, 64, 16), name)
-        reply = student.run("attention_weights", scores, grad_args=(0,), backward={"grad": randn(64, 64, 16, seed=7)})
+        scores = expect.shape(student.call(name, *saturation_inputs(256)), (16, 64, 16), name)
+        reply = student.run("attention_weights", scores, grad_args=(0,), backward={"grad": randn(16, 64, 16, seed=7)})
         grad = expect.grad_present(reply.arg_grads.get("0"), "the scores", "Keep softmax in the graph.")
         norms[name] = grad.double().norm(dim=-1).median().item()
     ratio = norms["dot_scores"] / norms["scaled_dot_scores"]

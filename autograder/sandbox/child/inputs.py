@@ -10,12 +10,20 @@ def seeded_randn(shape: list[int], seed: int, dtype: str = "float32") -> torch.T
     return values.to(getattr(torch, dtype))
 
 
+_made: dict[tuple, torch.Tensor] = {}
+
+
 def materialize(value: object) -> object:
-    """Replace every {"$randn": {...}} placeholder in a decoded message by its tensor."""
+    """Replace every {"$randn": {...}} placeholder in a decoded message by its tensor. Each distinct
+    input is generated once per child and handed out as a fresh copy, so a student's in-place edits
+    cannot leak into a later probe."""
     if isinstance(value, dict):
         if set(value) == {"$randn"}:
             spec = value["$randn"]
-            return seeded_randn(spec["shape"], spec["seed"], spec.get("dtype", "float32"))
+            key = (tuple(spec["shape"]), int(spec["seed"]), spec.get("dtype", "float32"))
+            if key not in _made:
+                _made[key] = seeded_randn(*key)
+            return _made[key].clone()
         return {k: materialize(v) for k, v in value.items()}
     if isinstance(value, list):
         return [materialize(v) for v in value]

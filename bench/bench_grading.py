@@ -1,0 +1,160 @@
+"""`make bench`: how long grading takes per submission, against a bare `import torch` and `otter run`.
+
+Grades N submissions (half copies of the solutions, half a mix of realistic wrong ones from the
+demo class) with the full sandbox, and prints, from this one run: the per-submission time (total
+and marginal, i.e. after worker start-up), a bare `python -c "import torch"`, `otter run` on the same
+exercise where otter can run, and the peak memory (PSS) of the whole grading process tree.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from autograder import paths  # noqa: E402
+from autograder.grading.runner import grade_class  # noqa: E402
+
+WRONG = ["linus", "margaret", "barbara lee", "alan"]
+
+
+def make_class(root: Path, count: int) -> Path:
+    for index in range(count):
+        folder = root / f"student{index:04d}"
+        if index % 2 == 0:
+            folder.mkdir(parents=True)
+            for name in paths.ASSIGNMENTS:
+                shutil.copy(paths.SOLUTIONS_DIR / name / f"{name}.py", folder)
+        else:
+            shutil.copytree(paths.DEMO_CLASS_DIR / WRONG[(index // 2) % len(WRONG)], folder)
+    return root
+
+
+class TreeMemory:
+    """Peak proportional set size (PSS) of this process and all its descendants, sampled."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self.running = True
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+
+    def tree(self) -> list[int]:
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as stat:
+                        ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
+                    children.setdefault(ppid, []).append(int(entry))
+                except (OSError, ValueError):
+                    pass
+        found, frontier = [os.getpid()], [os.getpid()]
+        while frontier:
+            kids = children.get(frontier.pop(), [])
+            found += kids
+            frontier += kids
+        return found
+
+    def sample(self) -> None:
+        while self.running:
+            total = 0
+            for pid in self.tree():
+                try:
+                    with open(f"/proc/{pid}/smaps_rollup") as rollup:
+                        total += next(int(l.split()[1]) for l in rollup if l.startswith("Pss:")) * 1024
+                except (OSError, StopIteration, ValueError):
+                    pass
+            self.peak = max(self.peak, total)
+            time.sleep(0.2)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.running = False
+        self.thread.join()
+
+
+def time_grading(count: int, workers: int, scratch: Path) -> tuple[float, int]:
+    submissions = make_class(scratch / f"class{count}", count)
+    with TreeMemory() as memory:
+        start = time.perf_counter()
+        results = grade_class(submissions, scratch / f"out{count}", workers=workers)
+        elapsed = time.perf_counter() - start
+    assert len(results) == count
+    return elapsed, memory.peak
+
+
+def bare_import_torch(repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def otter_run(scratch: Path, repeats: int = 3) -> float | None:
+    otter = Path(sys.executable).with_name("otter")
+    if not otter.exists():
+        return None
+    work = scratch / "otter"
+    shutil.copytree(paths.ASSIGNMENTS_DIR / "attention_scores", work)
+    shutil.copy(paths.SOLUTIONS_DIR / "attention_scores" / "attention_scores.ipynb", work / "submission.ipynb")
+    made = subprocess.run([str(otter), "generate", "-t", "tests", "-o", "autograder.zip"], cwd=work, capture_output=True,
+                          text=True)
+    if made.returncode != 0 or not (work / "autograder.zip").exists():
+        print("otter generate failed:", made.stderr[-500:])
+        return None
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run = subprocess.run([str(otter), "run", "-a", "autograder.zip", "submission.ipynb"], cwd=work,
+                             capture_output=True, text=True)
+        times.append(time.perf_counter() - start)
+        if run.returncode != 0:
+            print("otter run failed:", run.stderr[-500:])
+            return None
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=200, help="submissions in the large class")
+    parser.add_argument("--small", type=int, default=20, help="submissions in the small class (start-up)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--no-otter", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="attnkit-bench-") as scratch_name:
+        scratch = Path(scratch_name)
+        torch_import = bare_import_torch()
+        small, _ = time_grading(args.small, args.workers, scratch)
+        large, peak = time_grading(args.n, args.workers, scratch)
+        otter = None if args.no_otter else otter_run(scratch)
+    marginal = (large - small) / (args.n - args.small)
+    print(f"machine: {os.cpu_count()} cores; workers: {args.workers}; sandbox: full (bubblewrap when installed)")
+    print(f"bare `python -c 'import torch'`:     {torch_import:7.3f} s")
+    if otter is not None:
+        print(f"`otter run`, attention_scores only:  {otter:7.3f} s per submission")
+    print(f"grading {args.small:4d} submissions:            {small:7.2f} s total, {small / args.small:.3f} s each")
+    print(f"grading {args.n:4d} submissions:            {large:7.2f} s total, {large / args.n:.3f} s each")
+    print(f"marginal cost per submission:        {marginal:7.3f} s  "
+          f"({marginal / torch_import:.2f} x a bare torch import)")
+    if otter is not None:
+        print(f"speed-up over otter run:             {otter / (large / args.n):7.1f} x (total), "
+              f"{otter / marginal:.1f} x (marginal)")
+    print(f"peak memory of the grading tree:     {peak / 2**20:7.0f} MiB (PSS) for {args.n} submissions")
+
+
+if __name__ == "__main__":
+    main()
