@@ -69,7 +69,11 @@ def summarize(results, out: Path, warnings: list[str]) -> None:
                       f"see {out / 'logs'} and the grader_detail fields in {out / '.state'}[/]")
     for text in warnings:
         console.print(f"[bold red]{text}[/]")
-    console.print(f"gradebook: {out / 'gradebook.csv'}\nfeedback:  {out / 'feedback'}\nresults:   {out / 'results'}")
+    from .reporting.summary import plain_summary
+
+    console.print(plain_summary(results), markup=False, highlight=False, end="")  # test names hold [brackets]
+    console.print(f"gradebook: {out / 'gradebook.csv'}\nfeedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
+                  f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}")
 
 
 @main.command()

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from ..grading.results import StudentResult, write_atomic
 from ..grading.submissions import result_stem
+from .canvas import canvas_csv
+from .class_report import class_report_html
 from .feedback import feedback_markdown
 from .gradebook import gradebook_csv
 from .gradescope import results_json
@@ -18,3 +20,5 @@ def write_outputs(out_dir: Path, results: list[StudentResult]) -> None:
                      json.dumps(results_json(result), indent=1, ensure_ascii=False))
         write_atomic(out_dir / "feedback" / f"{stem}.md", feedback_markdown(result))
     write_atomic(out_dir / "gradebook.csv", gradebook_csv(results))
+    write_atomic(out_dir / "canvas.csv", canvas_csv(results))
+    write_atomic(out_dir / "report.html", class_report_html(results))

@@ -1,0 +1,155 @@
+"""Class-level numbers shared by the HTML report and the terminal summary (pure functions, no I/O).
+
+Item analysis uses the *corrected point-biserial*: the Pearson correlation between a student's score on
+one quiz item and their score on the rest of that quiz (quiz total minus the item). For 0/1 items this is
+the point-biserial; for partial-credit items it is the same formula on fractional scores. Leaving the item
+out of the total stops it correlating with itself, which inflates the index in short quizzes and small
+classes. Students whose answers file was missing or unreadable (`QuizResult.problem`) are left out of that
+quiz's analysis: they did not answer, so their zeros say nothing about the items.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from ..grading.results import FAILED, PASSED, StudentResult, TestResult
+
+LOW_DISCRIMINATION = 0.2
+MIN_TAKERS = 3  # below this a correlation is noise, so none is reported
+
+
+@dataclass(frozen=True)
+class TestStats:
+    test_id: str
+    name: str
+    assignment: str
+    question: str
+    visibility: str
+    passed: int
+    failed: int
+    grader_errors: int
+
+    @property
+    def graded(self) -> int:
+        return self.passed + self.failed  # grader errors say nothing about students
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.graded if self.graded else None
+
+
+@dataclass(frozen=True)
+class ItemStats:
+    quiz_id: str
+    question_id: str
+    max_score: float
+    takers: int
+    difficulty: float | None        # mean score / max: 1 = everyone right (higher is easier)
+    discrimination: float | None    # corrected point-biserial; None when undefined
+
+    @property
+    def flagged(self) -> bool:
+        return self.discrimination is not None and self.discrimination < LOW_DISCRIMINATION
+
+
+def percent(result: StudentResult) -> float:
+    return 100.0 * result.score / result.max_score if result.max_score else 0.0
+
+
+def score_overview(results: list[StudentResult]) -> dict[str, float | int | None]:
+    scores = [r.score for r in results]
+    return {
+        "students": len(results),
+        "mean": statistics.fmean(scores) if scores else None,
+        "median": statistics.median(scores) if scores else None,
+        "min": min(scores) if scores else None,
+        "max": max(scores) if scores else None,
+        "max_score": max((r.max_score for r in results), default=0.0),
+        "full_marks": sum(1 for r in results if r.max_score and r.score >= r.max_score),
+        "passed_every_test": sum(1 for r in results if r.tests and all(t.status == PASSED for t in r.tests)),
+        "ungradable": sum(1 for r in results if r.problems),
+        "grader_problems": sum(len(r.grader_errors) for r in results),
+    }
+
+
+def test_stats(results: list[StudentResult]) -> list[TestStats]:
+    """One entry per test id, in the order tests first appear (which is the graders' file order)."""
+    first: dict[str, TestResult] = {}
+    counts: dict[str, list[int]] = {}
+    for result in results:
+        for test in result.tests:
+            first.setdefault(test.test_id, test)
+            tally = counts.setdefault(test.test_id, [0, 0, 0])
+            tally[0 if test.status == PASSED else 1 if test.status == FAILED else 2] += 1
+    return [TestStats(t.test_id, t.name, t.assignment, t.question, t.visibility, *counts[tid])
+            for tid, t in first.items()]
+
+
+def hardest_tests(stats: list[TestStats], count: int = 3) -> list[TestStats]:
+    rated = [s for s in stats if s.pass_rate is not None]
+    return sorted(rated, key=lambda s: s.pass_rate)[:count]  # stable: ties keep grader order
+
+
+def misconceptions(results: list[StudentResult]) -> list[tuple[str, list[str]]]:
+    """(tag, students) for every tag on a FAILED test, most students first. Grader errors don't count."""
+    students: dict[str, set[str]] = {}
+    for result in results:
+        for test in result.tests:
+            if test.status == FAILED:
+                for tag in test.tags:
+                    students.setdefault(tag, set()).add(result.student_id)
+    return sorted(((tag, sorted(ids)) for tag, ids in students.items()), key=lambda pair: (-len(pair[1]), pair[0]))
+
+
+def pearson(xs: list[float], ys: list[float]) -> float | None:
+    if len(xs) < 2:
+        return None
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 1e-12 or syy <= 1e-12:
+        return None  # everyone scored the same: the item (or the rest) cannot separate anyone
+    return sxy / math.sqrt(sxx * syy)
+
+
+def item_analysis(results: list[StudentResult]) -> list[ItemStats]:
+    order: dict[str, list[str]] = {}            # quiz id -> question ids in quiz order
+    maxima: dict[tuple[str, str], float] = {}
+    answers: dict[str, list[dict[str, float]]] = {}  # quiz id -> one {question: score} per taker
+    for result in results:
+        for quiz in result.quizzes:
+            questions = order.setdefault(quiz.quiz_id, [])
+            for item in quiz.items:
+                if item.question_id not in questions:
+                    questions.append(item.question_id)
+                maxima[quiz.quiz_id, item.question_id] = max(maxima.get((quiz.quiz_id, item.question_id), 0.0),
+                                                             item.max_score)
+            if quiz.problem is None:
+                answers.setdefault(quiz.quiz_id, []).append({i.question_id: i.score for i in quiz.items})
+    items: list[ItemStats] = []
+    for quiz_id, questions in order.items():
+        takers = answers.get(quiz_id, [])
+        totals = [sum(scores.values()) for scores in takers]
+        for question in questions:
+            top = maxima[quiz_id, question]
+            own = [scores.get(question, 0.0) for scores in takers]
+            difficulty = statistics.fmean(own) / top if takers and top else None
+            rest = [total - score for total, score in zip(totals, own)]
+            discrimination = pearson(own, rest) if len(takers) >= MIN_TAKERS else None
+            items.append(ItemStats(quiz_id, question, top, len(takers), difficulty, discrimination))
+    return items
+
+
+def grader_problems(results: list[StudentResult]) -> list[tuple[str, TestResult]]:
+    return [(r.student_id, t) for r in results for t in r.grader_errors]
+
+
+def weak_isolation(results: list[StudentResult]) -> dict[str, list[str]]:
+    """isolation mode -> students graded with it, for every mode other than bubblewrap."""
+    modes: dict[str, list[str]] = {}
+    for result in results:
+        if result.isolation != "bwrap":
+            modes.setdefault(result.isolation or "not recorded", []).append(result.student_id)
+    return modes
