@@ -1,4 +1,4 @@
-"""Wrong attention_scores submission: dot dot T on 3d."""
+"""Wrong attention_scores submission: dot T on 3d."""
 
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
