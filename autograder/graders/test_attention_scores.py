@@ -48,6 +48,20 @@ def test_dot_scores_values(student, ref_scores):
             raise StudentFault("dot_scores changed Q or K in place; a score function must not modify its inputs.")
 
 
+@pytest.mark.question("dot_scores")
+@pytest.mark.points(1)
+@pytest.mark.tags("graph cut")
+def test_score_gradients(student):
+    """Gradients flow from dot and scaled dot scores back to Q and K"""
+    Q, K, seed = inputs(30, (2, 3, 4), (2, 5, 4), (2, 3, 5))
+    for name, scale in (("dot_scores", 1.0), ("scaled_dot_scores", 0.5)):
+        reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
+        for index, what in ((0, "Q"), (1, "K")):
+            expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}",
+                                "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
+        expect.close(reply.arg_grads["0"], seed.double() @ K.double() * scale, f"the gradient of {name} w.r.t. Q")
+
+
 @pytest.mark.question("scaled_dot_scores")
 @pytest.mark.points(1)
 @pytest.mark.tags("wrong transpose")
@@ -179,9 +193,9 @@ def test_apply_mask_values(student):
 
 @pytest.mark.question("apply_mask")
 @pytest.mark.points(1)
-@pytest.mark.tags("in-place mask", "padding mask broadcast")
+@pytest.mark.tags("in-place mask", "padding mask broadcast", "graph cut")
 def test_apply_mask_broadcast_and_inputs(student):
-    """apply_mask broadcasts a (B, 1, T_k) mask and does not modify its inputs"""
+    """apply_mask broadcasts a (B, 1, T_k) mask, keeps the graph and does not modify its inputs"""
     (scores,) = inputs(14, (2, 3, 5))
     mask = torch.tensor([[[1, 1, 1, 0, 0]], [[1, 1, 1, 1, 0]]], dtype=torch.bool)
     reply = student.run("apply_mask", scores, mask, check_inputs=True)
@@ -193,6 +207,12 @@ def test_apply_mask_broadcast_and_inputs(student):
     if any(reply.inputs_changed):
         raise StudentFault("apply_mask modified the scores passed in: use masked_fill (returns a new tensor), "
                            "not masked_fill_ or item assignment.")
+    (seed,) = inputs(15, (2, 3, 5))
+    reply = student.run("apply_mask", scores, mask, grad_args=(0,), backward={"grad": seed})
+    grad = expect.grad_present(reply.arg_grads.get("0"), "the scores through apply_mask",
+                               "Masking must stay in the graph: no .detach(), .data or NumPy round trips.")
+    expect.close(grad, seed.double() * full, "the gradient through apply_mask",
+                 "Allowed scores pass their gradient through unchanged; masked ones get none.")
 
 
 @pytest.mark.question("attention_weights")
@@ -212,16 +232,24 @@ def test_attention_weights_softmax(student, ref_scores):
 @pytest.mark.points(1)
 @pytest.mark.tags("mask after softmax", "inverted mask", "small fill value")
 def test_attention_weights_mask(student, ref_scores):
-    """With a mask, forbidden keys get weight <= 1e-6 and each row still sums to 1"""
+    """With a bool, 0/1 int or 0/1 float mask, forbidden keys get weight <= 1e-6 and rows still sum to 1"""
     (scores,) = inputs(16, (2, 4, 6))
     allowed = torch.tensor([[1, 1, 1, 0, 1, 0]] * 4 + [[1, 0, 0, 1, 1, 1]] * 4).reshape(2, 4, 6).bool()
-    scores = scores.masked_fill(~allowed, 30.0)  # forbidden keys carry the largest scores
-    got = expect.shape(student.call("attention_weights", scores, allowed), (2, 4, 6), "masked attention_weights")
-    expect.masked_are_zero(got, allowed, "masked attention_weights",
-                           "Mask the scores with -inf before softmax (mask 1/True = allowed).")
-    expect.rows_sum_to_one(got, "masked attention_weights", "Mask before softmax; do not zero weights afterwards.")
-    expect.close(got, ref_scores.attention_weights(scores.double(), allowed), "masked attention_weights",
-                 rtol=1e-5, atol=1e-6)
+    # Forbidden keys carry the largest scores; 1000 overflows exp(), so zeroing and renormalising after
+    # the softmax shows up as NaN instead of slipping through.
+    for huge in (30.0, 1000.0):
+        hot = scores.masked_fill(~allowed, huge)
+        for mask, kind in ((allowed, "bool"), (allowed.long(), "0/1 int"), (allowed.float(), "0/1 float")):
+            what = f"attention_weights with a {kind} mask (forbidden scores {huge:g})"
+            reply = student.run("attention_weights", hot, mask, check_inputs=True)
+            got = expect.shape(reply.output, (2, 4, 6), what)
+            expect.masked_are_zero(got, allowed, what, "Mask the scores with -inf before softmax "
+                                   "(mask 1/True = allowed, 0/False = forbidden, for bool and 0/1 masks alike).")
+            expect.rows_sum_to_one(got, what, "Mask before softmax; do not zero weights afterwards.")
+            expect.close(got, ref_scores.attention_weights(hot.double(), allowed), what, rtol=1e-5, atol=1e-6)
+            if any(reply.inputs_changed):
+                raise StudentFault(f"{what} modified the scores passed in: mask with masked_fill (a new tensor), "
+                                   "not masked_fill_.")
 
 
 @pytest.mark.question("attention_weights")

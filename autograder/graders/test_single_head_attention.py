@@ -87,14 +87,35 @@ def test_attention_masks(allowed_student):
     Q, K, V = inputs(3, (B, T, d_k), (B, T, d_k), (B, T, d_v))
     causal = torch.ones(T, T, dtype=torch.bool).tril()
     padding = (torch.arange(T)[None, :] < torch.tensor([6, 3, 1])[:, None]).unsqueeze(1)
-    for mask, kind in [(causal, "causal (T, T)"), (padding, "padding (B, 1, T_k)"), (causal.long(), "0/1 causal")]:
+    # Queries all point along the first axis and padded keys far along it, so every padded key's score
+    # is in the hundreds: zeroing after the softmax then leaves 0/0 instead of slipping through.
+    Q_hot = Q + 3 * torch.eye(d_k)[0]
+    K_hot = torch.where(padding.transpose(-2, -1), K, 400 * torch.eye(d_k)[0])
+    cases = [(causal, "causal (T, T)", Q, K), (padding, "padding (B, 1, T_k)", Q, K),
+             (causal.long(), "0/1 causal", Q, K), (padding, "padding, huge scores on padded keys", Q_hot, K_hot)]
+    for mask, kind, Q, K in cases:
         output, weights = pair(allowed_student.call("attention", Q, K, V, mask), "attention with a mask")
+        expect.shape(weights, (B, T, T), "the weights (second element)", "Return (output, weights).")
         allowed = mask.bool().expand(B, T, T)
         expect.masked_are_zero(weights, allowed, f"attention with a {kind} mask",
                                "Fill forbidden scores with -inf before softmax (mask 1/True = allowed).")
         expect.rows_sum_to_one(weights, f"attention with a {kind} mask", "Mask before softmax, not after.")
         want_out, want_w = reference_attention(Q, K, V, mask)
         expect.close(output, want_out, f"attention output with a {kind} mask")
+
+
+@pytest.mark.question("attention")
+@pytest.mark.points(1)
+@pytest.mark.tags("unstable softmax")
+def test_attention_large_scores(allowed_student):
+    """Very large scores give finite, correct weights (softmax must subtract the row maximum)"""
+    Q, K, V = inputs(16, (2, 3, 4), (2, 5, 4), (2, 5, 3))
+    Q, K = Q * 30, K * 30  # scores in the hundreds: exp() overflows float32 without the max trick
+    output, weights = pair(allowed_student.call("attention", Q, K, V), "attention(Q, K, V)")
+    want_out, want_w = reference_attention(Q, K, V)
+    hint = "exp() of a score above ~88 overflows float32: subtract each row's maximum first, or use F.softmax."
+    expect.close(weights, want_w, "attention weights for large scores", hint, rtol=1e-5, atol=1e-6)
+    expect.close(output, want_out, "attention output for large scores", hint)
 
 
 @pytest.mark.question("attention")
@@ -134,7 +155,8 @@ def test_attention_leaves_inputs_alone(allowed_student):
     reply = allowed_student.run("attention", Q, K, V, torch.ones(4, 4).tril(), check_inputs=True)
     if any(reply.inputs_changed):
         changed = [n for n, c in zip(["Q", "K", "V", "mask"], reply.inputs_changed) if c]
-        raise StudentFault(f"attention modified {', '.join(changed)} in place: use masked_fill, not masked_fill_.")
+        raise StudentFault(f"attention modified {', '.join(changed)} in place (for example with Q /= ..., "
+                           "masked_fill_ or item assignment); compute new tensors instead.")
 
 
 def module_weights(seed, d_model, d_k):
@@ -203,6 +225,7 @@ def test_layer_causal_mask(allowed_student):
     causal = torch.ones(6, 6, dtype=torch.bool).tril()
     reply = allowed_student.run("SingleHeadAttention", x, x, causal, init=(12, 4), params=params)
     output, weights = pair(reply.output, "SingleHeadAttention.forward")
+    expect.shape(weights, (2, 6, 6), "the weights (second element)", "Return (output, weights).")
     expect.masked_are_zero(weights, causal.expand(2, 6, 6), "causal self-attention",
                            "Fill future scores with -inf before softmax (mask 1/True = allowed).")
     expect.close(output, reference_layer(params, x, x, causal)[0], "causal self-attention output")

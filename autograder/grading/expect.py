@@ -39,6 +39,8 @@ def rows_sum_to_one(weights: torch.Tensor, what: str, hint: str = "", atol: floa
 
 def masked_are_zero(weights: torch.Tensor, allowed: torch.Tensor, what: str, hint: str = "",
                     limit: float = 1e-6) -> None:
+    if tuple(weights.shape) != tuple(allowed.shape):
+        raise StudentFault(f"{what}: the weights have shape {tuple(weights.shape)}, expected {tuple(allowed.shape)}.")
     leaked = weights.double().masked_fill(allowed.bool(), 0).abs().max().item()
     if not leaked <= limit:
         raise StudentFault(f"{what}: forbidden (masked) keys still get weight {leaked:.3g} (must be <= {limit:g}). "

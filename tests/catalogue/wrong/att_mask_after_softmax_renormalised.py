@@ -8,11 +8,6 @@ MISTAKE = (
     'Zeroes the forbidden weights after the softmax and renormalises; a large score on a masked key '
     'underflows every allowed weight (0/0 = NaN).'
 )
-KNOWN_GAP = (
-    'test_attention_masks and test_layer_causal_mask use plain randn inputs, whose scores are a few units '
-    'apart, so softmax-zero-renormalise equals the reference to float precision; no SHA test puts a huge '
-    'score on a masked key.'
-)
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

@@ -16,8 +16,3 @@ def attention(Q, K, V, mask=None):
     weights = F.softmax(scores, dim=-1)
     return weights, weights @ V
 '''
-KNOWN_GRADER_ERROR = (
-    "test_attention_masks passes the second element (here the (B, T_q, d_v) output) straight to "
-    "expect.masked_are_zero without expect.shape first; masked_fill with the (B, T, T) mask raises RuntimeError, "
-    "so the student is told 'a problem in the grader' instead of 'return (output, weights)'."
-)

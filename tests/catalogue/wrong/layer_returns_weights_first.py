@@ -25,8 +25,3 @@ class SingleHeadAttention(nn.Module):
         weights = F.softmax(scores, dim=-1)
         return weights, weights @ V
 '''
-KNOWN_GRADER_ERROR = (
-    "test_layer_causal_mask passes the second element (here the (B, T, d_k) output) straight to "
-    "expect.masked_are_zero without expect.shape first; masked_fill with the (B, T, T) mask raises RuntimeError, "
-    "so the student is told 'a problem in the grader' instead of 'return (output, weights)'."
-)

@@ -8,11 +8,6 @@ MISTAKE = (
     "Masks inside attention_weights with masked_fill(~mask, -inf), which only works for bool masks although "
     "the docstring allows 0/1 int and float masks (~ gives -2/-1 on ints and raises on floats)."
 )
-KNOWN_GAP = (
-    "test_attention_weights_mask passes only a bool mask (the public check passes a 0/1 int mask but is not "
-    "graded); 0/1 int and float masks are exercised only for apply_mask, so an attention_weights that does "
-    "its own bool-only masking instead of calling apply_mask earns full marks."
-)
 CODE = '''
 def attention_weights(scores, mask=None):
     if mask is not None:
