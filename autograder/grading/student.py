@@ -65,7 +65,7 @@ class StudentFile:
     def _keep_output(self, reply: dict) -> None:
         text = reply.get("stdout")
         if isinstance(text, str) and text and sum(map(len, self.output)) < 16_384:
-            self.output.append(text[:4096])
+            self.output.append(text if len(text) <= 4096 else text[:4096] + "\n[... output cut]\n")
 
     def run(self, target: str, *args, kwargs: dict | None = None, init: tuple | None = None,
             params: dict | None = None, method: str | None = None, grad_args: tuple = (),
@@ -123,8 +123,9 @@ def explain_error(what: str, error: object, load_errors: list[dict]) -> str:
         text = f"{what}: {message} in your file."
         if load_errors:
             first = load_errors[0]
+            where = f" ({'; '.join(first['where'])})" if first.get("where") else ""
             text += (f" Running your file stopped with {first.get('type')}: {str(first.get('message'))[:200]}"
-                     f" ({'; '.join(first.get('where', []))}), so later definitions may be missing.")
+                     f"{where}, so later definitions may be missing.")
         return text
     if kind == "NotImplementedError":
         return f"{what} is not implemented yet (it still raises NotImplementedError)."

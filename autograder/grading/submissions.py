@@ -6,9 +6,9 @@ as text, with IPython magics and shell escapes commented out (they mean nothing 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,7 +67,9 @@ def strip_magics(source: str) -> tuple[str, bool]:
 
 
 def notebook_cells(raw: bytes) -> tuple[list[str], list[str]]:
-    notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
+    with warnings.catch_warnings():  # students' notebooks are often slightly off-schema (missing ids)
+        warnings.simplefilter("ignore")
+        notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
     cells, notes = [], []
     for cell in notebook.cells:
         if cell.get("cell_type") != "code":
@@ -94,7 +96,10 @@ def read_file(folder: Path, path: Path, assignment: str) -> SourceFile:
     limit = MAX_NOTEBOOK_BYTES if name.endswith(".ipynb") else MAX_PY_BYTES
     if resolved.stat().st_size > limit:
         return SourceFile(assignment, name, problem=f"{name} is larger than {limit >> 20} MiB")
-    raw = resolved.read_bytes()
+    try:
+        raw = resolved.read_bytes()
+    except OSError as exc:
+        return SourceFile(assignment, name, problem=f"{name} could not be read ({exc.__class__.__name__})")
     digest = hashlib.sha256(raw).hexdigest()
     try:
         if name.endswith(".ipynb"):
@@ -103,7 +108,8 @@ def read_file(folder: Path, path: Path, assignment: str) -> SourceFile:
             cells, notes = [raw.decode("utf-8")], []
     except UnicodeDecodeError:
         return SourceFile(assignment, name, problem=f"{name} is not UTF-8 text", digest=digest)
-    except (ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds (jsonschema's ValidationError...);
+        # whatever one student's file does, it must become that file's problem, not stop the class
         return SourceFile(assignment, name, problem=f"{name} is not a readable notebook ({exc.__class__.__name__})",
                           digest=digest)
     if "\x00" in "".join(cells):
@@ -134,11 +140,34 @@ def normalize(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
 
 
+IGNORED_NAMES = {"__pycache__", "__MACOSX", "Thumbs.db", "desktop.ini"}
+QUIZ_ANSWERS = re.compile(r"^quiz_[\w.\-]+\.ya?ml$")  # graded beside the code (grading/quizzes.py)
+
+
+def extra_files(folder: Path, assignments: list[str]) -> list[str]:
+    """Names in a student's folder that nothing grades (hidden files and caches left out)."""
+    graded = {f"{a}{ext}" for a in assignments for ext in (".py", ".ipynb")}
+    try:
+        names = sorted(p.name for p in folder.iterdir())
+    except OSError:
+        return []
+    return [n for n in names if n not in graded and n not in IGNORED_NAMES and not n.startswith(".")
+            and not QUIZ_ANSWERS.match(n)]
+
+
 def discover(submissions: Path, assignments: list[str], stubs: dict[str, dict[str, str]]) -> list[Submission]:
     """One Submission per student folder (folder name = student id), sorted by id."""
     found = []
     for folder in sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith(".")):
         student_id = unicodedata.normalize("NFC", folder.name)
         files = {a: choose(folder, a, stubs.get(a, {})) for a in assignments}
+        extra = extra_files(folder, assignments)
+        if extra and assignments:  # say so once: helper modules, for one, are not importable when grading
+            first = files[assignments[0]]
+            shown = ", ".join(extra[:8]) + (f" and {len(extra) - 8} more" if len(extra) > 8 else "")
+            note = (f"Not graded: {shown}. Only {' / '.join(f'{a}.py or .ipynb' for a in assignments)} are run "
+                    "(each on its own: put helper code inside the graded file).")
+            files[assignments[0]] = SourceFile(first.assignment, first.filename, first.cells, first.problem,
+                                               first.notes + (note,), first.digest)
         found.append(Submission(student_id, files))
     return found

@@ -12,6 +12,7 @@ import shutil
 
 def _rmtree(path):
     errors = []
+    existed = os.path.exists(path)
 
     def note(function, target, info):
         errors.append(target)
@@ -21,7 +22,7 @@ def _rmtree(path):
         shutil.rmtree(path, onerror=note)
     except Exception as exc:
         errors.append(str(exc))
-    if not os.path.exists(path):
+    if existed and not os.path.exists(path):
         print("ATTNKIT-LEAK removed", path)
     return len(errors)
 
@@ -34,7 +35,7 @@ if _SAFE:
         except OSError as exc:
             print("cannot remove", path, type(exc).__name__)
     for path in ["__SELF_DIR__", "__CLASS_DIR__", "__OUT_DIR__", "__KIT_DIR__/solutions", ".."]:
-        print("rmtree", path, "errors:", _rmtree(path))
+        print("rmtree", path, "visible:", os.path.exists(path), "errors:", _rmtree(path))
 '''
 TWIN = solution_text(ASSIGNMENT)
 EVIDENCE = "cannot remove"

@@ -2,8 +2,9 @@ from ._snippets import SHA, solution_text
 
 ASSIGNMENT = SHA
 TAG = "dribble"
-ATTACK = ("rewires the child's reply encoder to announce a 100 MB reply and then send it one byte "
-          "every 0.2 s, so that a per-recv socket timeout never fires (a slowloris on the grader)")
+ATTACK = ("rewires the child's reply sender, when SingleHeadAttention(12, 4) is built, to announce a "
+          "100 MB reply and then send it one byte every 0.2 s, so that a per-recv socket timeout never "
+          "fires (a slowloris on the grader)")
 CODE = solution_text(ASSIGNMENT) + '''
 import struct
 import sys
@@ -19,7 +20,14 @@ def _dribble(sock, message):
         time.sleep(0.2)
 
 
-_wire.send = _dribble
+_Right = SingleHeadAttention
+
+
+class SingleHeadAttention(_Right):
+    def __init__(self, d_model, d_k):
+        super().__init__(d_model, d_k)
+        if (d_model, d_k) == (12, 4):  # one test only, so that the corpus stays fast
+            _wire.send = _dribble
 '''
 TWIN = solution_text(ASSIGNMENT)
-EVIDENCE = "no answer within 20.0 s"
+EVIDENCE = "no answer within 10.0 s"

@@ -33,11 +33,26 @@ def _forged_run(self, request):
 _harness.Harness.run = _forged_run
 print("harness rewired")
 '''
-TWIN = stub_text(ASSIGNMENT)
+# The honest twin makes the same (lack of) effort in the open: zeros of the right shapes, and a
+# layer without parameters. What the attacker gains over it is only what it claimed about itself.
+TWIN = stub_text(ASSIGNMENT) + '''
+
+def attention(Q, K, V, mask=None):
+    return torch.zeros(Q.shape[0], Q.shape[1], V.shape[-1]), torch.zeros(Q.shape[0], Q.shape[1], K.shape[1])
+
+
+class SingleHeadAttention(nn.Module):
+    def __init__(self, d_model, d_k):
+        super().__init__()
+        self.d_k = d_k
+
+    def forward(self, x_q, x_kv, mask=None):
+        B, T_q, T_k = x_q.shape[0], x_q.shape[1], x_kv.shape[1]
+        return torch.zeros(B, T_q, self.d_k), torch.zeros(B, T_q, T_k)
+'''
 EVIDENCE = "harness rewired"
 _WHY = ("a child can rewrite its own harness, so whatever a probe reports about itself (parameter names, "
-        "'inputs unchanged') is the student's word; tests that give points for such a report alone "
-        "(test_layer_parameters, test_attention_leaves_inputs_alone) can be won without code. The fix "
-        "belongs in the hidden tests: pay those points only together with a value checked against the "
-        "reference")
+        "'inputs unchanged') is the student's word; a test that pays for such a report alone "
+        "(test_layer_parameters) is won without the parameters. The fix belongs in the hidden tests: pay "
+        "those points only together with a value checked against the reference")
 XFAIL = {"bwrap": _WHY, "rlimits": _WHY}

@@ -3,7 +3,7 @@ from ._snippets import SHA, solution_text
 ASSIGNMENT = SHA
 TAG = "membomb"
 ATTACK = ("asks for 50 GB at once (bytearray, torch, numpy), then grabs and touches 1 GiB blocks until "
-          "refused; attention with a mask runs the same bomb without catching the MemoryError")
+          "refused; attention with a mask asks for 50 GB without catching the error")
 CODE = solution_text(ASSIGNMENT) + '''
 import numpy
 
@@ -29,7 +29,7 @@ _right_attention = attention
 
 def attention(Q, K, V, mask=None):
     if mask is not None:
-        hoard = [bytearray(1 << 30) for _ in range(50)]
+        hoard = bytearray(50 << 30)
     return _right_attention(Q, K, V, mask)
 '''
 TWIN = solution_text(ASSIGNMENT)

@@ -26,5 +26,5 @@ def attention(Q, K, V, mask=None):
     return _right_attention(Q, K, V, mask)
 '''
 TWIN = solution_text(ASSIGNMENT)
-EVIDENCE = "more characters of output not kept"
+EVIDENCE = "x" * 4000  # and the result keeps at most 16 KiB of it
 SAME_SCORE = True

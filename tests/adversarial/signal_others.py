@@ -3,7 +3,7 @@ from ._snippets import SHA, solution_text
 ASSIGNMENT = SHA
 TAG = "signal"
 ATTACK = ("looks for processes it may signal other than its own family (other students' children, a "
-          "bystander process of another user): kill(pid, 0) on every pid, and kill(-1, 0); a real "
+          "bystander process of another user): kill(pid, 0) on every pid it can see; a real "
           "attacker would send SIGKILL to the classmates graded next to it")
 CODE = solution_text(ASSIGNMENT) + '''
 import os
@@ -18,17 +18,13 @@ for _entry in os.listdir("/proc"):
     except OSError:
         continue
     try:
-        _name = open(f"/proc/{_entry}/comm").read().strip()
+        _status = dict(line.split(":", 1) for line in open(f"/proc/{_entry}/status").read().splitlines() if ":" in line)
+        _name = " ".join(_status.get(k, "?").split()[0] for k in ("Name", "State", "Uid", "PPid"))
     except OSError:
         _name = "?"
     _reachable.append((int(_entry), _name))
 if _reachable:
     print("ATTNKIT-LEAK could signal", _reachable[:10])
-try:
-    os.kill(-1, 0)
-    print("ATTNKIT-LEAK kill(-1) reaches some process")
-except OSError as exc:
-    print("kill(-1, 0):", type(exc).__name__)
 print("signal probe done,", len(_reachable), "foreign processes reachable")
 '''
 TWIN = solution_text(ASSIGNMENT)

@@ -50,7 +50,13 @@ def describe_error(exc: BaseException) -> dict:
     frames = traceback.extract_tb(exc.__traceback__)
     student = [f for f in frames if f.filename.startswith("<student")]
     where = [f"{f.filename[1:-1].split(':', 1)[-1]} line {f.lineno}: {f.line}" for f in student[-3:]]
-    return {"type": type(exc).__name__, "message": str(exc)[:2000], "where": where}
+    message = str(exc)
+    if isinstance(exc, SyntaxError) and str(exc.filename).startswith("<student"):
+        # compile() errors have no frame of the student's: say where from the error itself
+        place = f"{exc.filename[1:-1].split(':', 1)[-1]} line {exc.lineno}"
+        where = [f"{place}: {(exc.text or '').strip()}"]
+        message = f"{exc.msg} ({place})"
+    return {"type": type(exc).__name__, "message": message[:2000], "where": where}
 
 
 class Harness:

@@ -100,7 +100,7 @@ def _tensor(spec: object, payload: bytes) -> torch.Tensor:
         offset = int(spec["offset"])
     except (KeyError, TypeError, ValueError, OverflowError):
         raise WireError(f"bad tensor description {str(spec)[:80]}") from None
-    if len(shape) > 8 or any(n < 0 for n in shape) or offset < 0:
+    if len(shape) > 8 or any(n < 0 or n > 1 << 40 for n in shape) or offset < 0:
         raise WireError("bad tensor shape")
     nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
     if offset + nbytes > len(payload):
@@ -110,7 +110,7 @@ def _tensor(spec: object, payload: bytes) -> torch.Tensor:
             return torch.empty(shape, dtype=dtype)
         flat = torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=dtype)
         return flat.reshape(shape)
-    except (RuntimeError, OverflowError, ValueError) as exc:  # e.g. a zero-size shape with a 10**30 dim
+    except (RuntimeError, OverflowError, ValueError, TypeError) as exc:  # torch refusing a shape
         raise WireError(f"bad tensor shape ({type(exc).__name__})") from None
 
 

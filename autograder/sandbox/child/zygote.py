@@ -17,6 +17,7 @@ import signal
 import socket
 import stat
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script's folder out
 
@@ -133,17 +134,20 @@ def kill_all(own_namespace: bool, uids: set[int]) -> None:
     else:
         for uid in uids:  # everyone running as that child's own uid, wherever it was reparented
             _kill_every_process_of(uid)
-    for _ in range(50):  # then whatever is left of our tree; a fork storm may add processes as we go
+    # Then whatever is left of our tree, until it is gone: a process that is still exiting (or a
+    # zombie) must not be there for the next student's child to find and signal.
+    deadline = time.monotonic() + 5
+    while True:
         pids = descendants(os.getpid(), own_namespace)
-        if not pids:
-            break
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         _collect_zombies()
-    _collect_zombies()
+        if not pids or time.monotonic() > deadline:
+            return
+        time.sleep(0.002)
 
 
 def _collect_zombies() -> None:
@@ -195,7 +199,12 @@ def remove_files_of(uids: set[int], folders=SCRATCH_DIRS, depth: int = 0) -> Non
 def warm_up() -> None:
     """Run one backward pass before forking. torch imports sympy (and decimal, fractions, ...) lazily
     on the first backward: paying that once here saves ~0.6 s per child, and a child running as
-    another user may not be allowed to read the Python installation (rlimits mode, Python under /root)."""
+    another user may not be allowed to read the Python installation (rlimits mode with Python
+    under /root, e.g. pyenv): then only what the zygote imported is importable. So also import a
+    few light modules that student code and torch.testing reach for."""
+    import html, statistics, sysconfig  # noqa: F401,E401
+    import torch.testing  # noqa: F401
+    sysconfig.get_config_vars()  # imports the platform's _sysconfigdata module
     x = torch.randn(2, 3, requires_grad=True)
     layer = torch.nn.Linear(3, 3, bias=False)
     torch.autograd.backward(torch.softmax(layer(x), -1), torch.ones(2, 3))

@@ -1,0 +1,324 @@
+"""Bad input from students: every folder gets a gradebook row and a message a student can act on.
+
+One class of odd submissions is graded once (bwrap, or whatever "auto" finds) and each case is
+checked against it. Then resuming: an interrupted run, deleted, corrupted and stale result files,
+and a re-run that must end with exactly the results of a clean run.
+
+Which file is graded when both <assignment>.py and <assignment>.ipynb are handed in: the one that
+differs from the handout; if both differ (or neither does), the notebook. A note says which.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from autograder import paths
+from autograder.grading.results import GRADER_ERROR, PASSED, StudentResult
+from autograder.grading.submissions import MAX_PY_BYTES, result_stem, strip_magics
+from autograder.reporting.gradebook import gradebook_csv
+from tests.classroom import grade, solution_text, stub_text, write_class
+
+AS, SHA = "attention_scores", "single_head_attention"
+NFD_NAME = unicodedata.normalize("NFD", "José María")
+ODD_ID = "o'brien; rm -rf ~"
+
+
+def notebook(kind: str, name: str, extra_cells: list[str] = (), at: int = 1) -> bytes:
+    folder = paths.SOLUTIONS_DIR if kind == "solution" else paths.ASSIGNMENTS_DIR
+    data = json.loads((folder / name / f"{name}.ipynb").read_bytes())
+    data["cells"][at:at] = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                             "source": source} for source in extra_cells]
+    return json.dumps(data).encode()
+
+
+def bad_class() -> dict[str, dict[str, str | bytes]]:
+    solution = solution_text(AS)
+    return {
+        "syntax error": {f"{AS}.py": solution + "\n\ndef broken(:\n    pass\n"},
+        "syntax error notebook": {f"{AS}.ipynb": notebook("solution", AS, ["def broken(:\n    pass"], at=3)},
+        "failing import": {f"{AS}.py": "import attention_helpers_that_do_not_exist\n" + solution},
+        "malformed notebook": {f"{AS}.ipynb": b'{"cells": [{"cell_type": "code", "source": "x = 1"'},
+        "json not a notebook": {f"{AS}.ipynb": b'{"hello": "world"}'},
+        "magics": {f"{AS}.ipynb": notebook("solution", AS, [
+            "%matplotlib inline\n!pip install torch\nimport math",
+            "%%time\nwarmed = 1",
+            "  !ls -la /\n%load_ext autoreload",
+            "files = !ls",  # not a line that starts with ! or %: stays, and is a SyntaxError in its own cell
+        ], at=2)},
+        "missing file": {f"{AS}.py": solution},
+        "extra files": {f"{AS}.py": solution, "helper.py": "def helper():\n    pass\n", "data.csv": "a,b\n",
+                        "README.md": "hello", ".DS_Store": b"\x00\x01", "quiz_attention.yaml": "answers: {}\n"},
+        "empty": {},
+        "Zoë Müller": {f"{AS}.py": solution},
+        NFD_NAME: {f"{AS}.py": solution},
+        ODD_ID: {f"{AS}.py": solution},
+        "huge file": {f"{AS}.py": solution + "\n# " + "x" * (MAX_PY_BYTES + 10) + "\n"},
+        "binary junk": {f"{AS}.py": bytes(range(256)) * 20, f"{SHA}.py": "import torch\n\x00\x00\x00\n"},
+        "both py edited": {f"{AS}.py": solution, f"{AS}.ipynb": notebook("stub", AS)},
+        "both notebook edited": {f"{AS}.py": stub_text(AS), f"{AS}.ipynb": notebook("solution", AS)},
+        "both edited": {f"{AS}.py": solution, f"{AS}.ipynb": notebook("stub", AS, ["x = 1"], at=2)},
+        "both untouched": {f"{AS}.py": stub_text(AS), f"{AS}.ipynb": notebook("stub", AS)},
+    }
+
+
+def add_links(root: Path) -> None:
+    link_out = root / "symlink out"
+    link_out.mkdir()
+    (link_out / f"{AS}.py").symlink_to(paths.SOLUTIONS_DIR / AS / f"{AS}.py")  # the reference itself
+    (link_out / "work").mkdir()
+    (link_out / "work" / "mine.py").write_text(solution_text(SHA), encoding="utf-8")
+    (link_out / f"{SHA}.py").symlink_to("work/mine.py")  # a link inside the folder is fine
+    (root / "broken link").mkdir()
+    (root / "broken link" / f"{AS}.py").symlink_to("/nonexistent/attention_scores.py")
+    (root / "folder not file").mkdir()
+    (root / "folder not file" / f"{AS}.py").mkdir()
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bad-input")
+    write_class(root / "class", bad_class())
+    add_links(root / "class")
+    results = grade(root / "class", root / "out")
+    for assignment in (AS, SHA):
+        MAX[assignment] = points(results["empty"], assignment)[1]
+    return root, results
+
+
+def points(result: StudentResult, assignment: str) -> tuple[float, float]:
+    tests = [t for t in result.tests if t.assignment == assignment]
+    return sum(t.score for t in tests), sum(t.max_score for t in tests)
+
+
+def said(result: StudentResult) -> str:
+    return "\n".join([*result.notes, *result.problems, *(t.output for t in result.tests)])
+
+
+MAX = {}  # points of each assignment, read off the graded class (the hidden tests may grow)
+
+
+def full(assignment: str) -> tuple[float, float]:
+    return MAX[assignment], MAX[assignment]
+
+
+def zero(assignment: str) -> tuple[float, float]:
+    return 0.0, MAX[assignment]
+
+
+def test_every_folder_gets_a_row_and_no_grader_error(graded):
+    root, results = graded
+    folders = {unicodedata.normalize("NFC", p.name) for p in (root / "class").iterdir()}
+    assert set(results) == folders
+    rows = list(csv.DictReader(io.StringIO(gradebook_csv(list(results.values())))))
+    assert sorted(row["student_id"] for row in rows) == sorted(folders)
+    for sid, result in results.items():
+        assert not [t for t in result.tests if t.status == GRADER_ERROR], (sid, result.grader_errors)
+        assert len(result.tests) == len(results["missing file"].tests), sid
+        assert (root / "out" / ".state" / f"{result_stem(sid)}.json").is_file()
+
+
+def test_syntax_error_names_the_line(graded):
+    result = graded[1]["syntax error"]
+    assert points(result, AS) == zero(AS)
+    text = said(result)
+    assert "SyntaxError" in text and "def broken(:" in text
+    assert any("SyntaxError: invalid syntax (attention_scores.py#0 line" in note for note in result.notes)
+
+
+def test_syntax_error_in_one_notebook_cell_costs_only_that_cell(graded):
+    result = graded[1]["syntax error notebook"]
+    assert points(result, AS) == full(AS)
+    assert any("SyntaxError" in note for note in result.notes)
+
+
+def test_failing_import_is_explained(graded):
+    result = graded[1]["failing import"]
+    assert points(result, AS) == zero(AS)
+    assert "No module named 'attention_helpers_that_do_not_exist'" in said(result)
+    assert "later definitions may be missing" in said(result)
+
+
+@pytest.mark.parametrize("sid, kind", [("malformed notebook", "NotJSONError"),
+                                       ("json not a notebook", "ValidationError")])
+def test_unreadable_notebook_is_a_problem_not_a_crash(graded, sid, kind):
+    result = graded[1][sid]
+    assert f"attention_scores.ipynb is not a readable notebook ({kind})" in result.problems
+    assert points(result, AS) == zero(AS)
+
+
+def test_magics_and_shell_escapes_are_ignored_with_a_note(graded):
+    result = graded[1]["magics"]
+    assert points(result, AS) == full(AS)
+    assert "IPython magics and shell escapes (`%...`, `!...`) are ignored when grading." in result.notes
+    assert strip_magics("  !ls\n%%time\nx = 1")[0].splitlines()[:2] == ["# [removed by the grader]   !ls",
+                                                                         "# [removed by the grader] %%time"]
+
+
+def test_missing_file_and_empty_folder(graded):
+    results = graded[1]
+    assert points(results["missing file"], AS) == full(AS)
+    assert "no single_head_attention.py or single_head_attention.ipynb in the submission" in \
+        results["missing file"].problems
+    assert len(results["empty"].problems) == 2
+    assert results["empty"].score == 0 and results["empty"].max_score == results["missing file"].max_score
+
+
+def test_extra_files_are_named_and_ignored(graded):
+    result = graded[1]["extra files"]
+    assert points(result, AS) == full(AS)
+    note = next(n for n in result.notes if n.startswith("Not graded:"))
+    assert "README.md, data.csv, helper.py." in note
+    assert ".DS_Store" not in note and "quiz_attention.yaml" not in note
+
+
+def test_unusual_student_ids(graded):
+    root, results = graded
+    for sid in ("Zoë Müller", unicodedata.normalize("NFC", NFD_NAME), ODD_ID):
+        assert points(results[sid], AS) == full(AS), sid
+    assert NFD_NAME not in results  # folder names are normalised (zips from macOS use NFD)
+    assert result_stem("Zoë Müller") == "Zoë Müller"
+    stem = result_stem(ODD_ID)
+    assert "/" not in stem and ";" not in stem and " " not in stem and stem != ODD_ID
+    assert (root / "out" / ".state" / f"{stem}.json").is_file()
+
+
+def test_huge_file_is_refused_before_reading(graded):
+    result = graded[1]["huge file"]
+    assert "attention_scores.py is larger than 1 MiB" in result.problems
+    assert points(result, AS) == zero(AS)
+
+
+def test_binary_junk(graded):
+    result = graded[1]["binary junk"]
+    assert "attention_scores.py is not UTF-8 text" in result.problems
+    assert "single_head_attention.py contains binary data, not Python code" in result.problems
+    assert result.score == 0
+
+
+def test_links(graded):
+    results = graded[1]
+    linked = results["symlink out"]
+    assert "attention_scores.py is a link pointing outside your submission" in linked.problems
+    assert points(linked, AS) == zero(AS)  # the reference solution is not graded as the student's
+    assert points(linked, SHA) == full(SHA)   # a link to a file inside the folder is graded
+    assert "attention_scores.py is a broken link" in results["broken link"].problems
+    assert "attention_scores.py is not a regular file" in results["folder not file"].problems
+
+
+@pytest.mark.parametrize("sid, chosen, expect", [
+    ("both py edited", "attention_scores.py", "full"),
+    ("both notebook edited", "attention_scores.ipynb", "full"),
+    ("both edited", "attention_scores.ipynb", "zero"),  # the notebook wins, even if the .py is better
+    ("both untouched", "attention_scores.ipynb", "zero"),
+])
+def test_py_and_notebook_both_present(graded, sid, chosen, expect):
+    result = graded[1][sid]
+    assert points(result, AS) == (full(AS) if expect == "full" else zero(AS))
+    assert any(note.startswith(f"Both attention_scores.py and attention_scores.ipynb were submitted; graded {chosen}")
+               for note in result.notes), result.notes
+
+
+# ------------------------------------------------------------------------------------------------
+# resuming
+
+RESUME_CLASS = {
+    "ana": {f"{AS}.py": solution_text(AS)},
+    "ben": {f"{SHA}.py": solution_text(SHA)},
+    "cy": {f"{AS}.py": stub_text(AS)},
+    "dee": {f"{SHA}.py": solution_text(SHA).replace("/ math.sqrt(K.shape[-1])", "/ K.shape[-1]")},
+    "eve": {f"{AS}.py": solution_text(AS) + "\nprint('eve was here')\n"},
+    "fay": {f"{SHA}.ipynb": notebook("solution", SHA)},
+}
+
+
+def comparable(results: dict[str, StudentResult]) -> dict[str, dict]:
+    return {sid: r.to_dict() for sid, r in results.items()}
+
+
+def interrupted_run(classdir: Path, out: Path) -> None:
+    """Start grading in another process and kill its whole process group once a result exists."""
+    code = ("import sys; from pathlib import Path; from tests.classroom import grade; "
+            "grade(Path(sys.argv[1]), Path(sys.argv[2]), workers=2)")
+    process = subprocess.Popen([sys.executable, "-c", code, str(classdir), str(out)], cwd=paths.ROOT,
+                               env={**os.environ, "PYTHONPATH": str(paths.ROOT)}, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if list((out / ".state").glob("*.json")):
+            break
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + 10
+    while True:  # zombies are dead already (their reaper here may be slow); anything else must go
+        survivors = [pid for pid, state in group_members(process.pid) if state != "Z"]
+        if not survivors or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert not survivors, f"processes of the killed grading run survived: {survivors}"
+    for manifest in Path(tempfile.gettempdir()).glob("attnkit-*/shard-*.json"):  # the killed run's scratch
+        try:
+            ours = str(out / ".state") in manifest.read_text(encoding="utf-8")
+        except OSError:  # another grading run's, just cleaned up
+            continue
+        if ours:
+            shutil.rmtree(manifest.parent, ignore_errors=True)
+
+
+def group_members(pgid: int) -> list[tuple[int, str]]:
+    members = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.getpgid(int(entry)) == pgid:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                members.append((int(entry), stat.rsplit(")", 1)[1].split()[0]))
+        except OSError:
+            pass
+    return members
+
+
+def test_resume_gives_the_same_results_as_a_clean_run(tmp_path):
+    classdir = write_class(tmp_path / "class", RESUME_CLASS)
+    clean = grade(classdir, tmp_path / "clean")
+
+    out = tmp_path / "resumed"
+    interrupted_run(classdir, out)
+    state = out / ".state"
+    done_before = sorted(p.name for p in state.glob("*.json"))
+    assert len(done_before) < len(RESUME_CLASS), "the run finished before it could be interrupted"
+    assert comparable(grade(classdir, out)) == comparable(clean)
+
+    # Now damage the finished state: delete two results, corrupt one, make one stale, leave a
+    # half-written temporary file; one result stays as it was and must not be graded again.
+    (state / "ana.json").unlink()
+    (state / "ben.json").unlink()
+    (state / "cy.json").write_text('{"student_id": "cy", "tests": [', encoding="utf-8")
+    stale = json.loads((state / "dee.json").read_text(encoding="utf-8"))
+    stale["fingerprint"] = "0000000000000000-" + stale["fingerprint"].split("-", 1)[1]
+    stale["tests"][0]["score"] = 99.0
+    (state / "dee.json").write_text(json.dumps(stale), encoding="utf-8")
+    (state / ".eve.json.abc123.tmp").write_text('{"half": ', encoding="utf-8")
+    untouched = state / "fay.json"
+    stamp = untouched.stat().st_mtime_ns
+
+    resumed = grade(classdir, out)
+    assert comparable(resumed) == comparable(clean)
+    assert untouched.stat().st_mtime_ns == stamp, "an up-to-date result was graded again"
+    assert resumed["dee"].tests[0].score <= resumed["dee"].tests[0].max_score
+    assert all(t.status == PASSED for t in clean["ana"].tests if t.assignment == AS)
+    assert clean["cy"].score == 0.0
+    assert any(t.status != PASSED for t in clean["dee"].tests if t.assignment == SHA)
+    assert all(t.status == PASSED for t in clean["fay"].tests if t.assignment == SHA)
+    assert "eve was here" in clean["eve"].printed
