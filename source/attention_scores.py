@@ -114,18 +114,21 @@ def test_dot_scores_values(student, ref_scores):
             raise StudentFault("dot_scores changed Q or K in place; a score function must not modify its inputs.")
 
 
+def check_score_gradients(student, name, scale):
+    Q, K, seed = inputs(30, (2, 3, 4), (2, 5, 4), (2, 3, 5))
+    reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
+    for index, what in ((0, "Q"), (1, "K")):
+        expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}",
+                            "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
+    expect.close(reply.arg_grads["0"], seed.double() @ K.double() * scale, f"the gradient of {name} w.r.t. Q")
+
+
 @pytest.mark.question("dot_scores")
 @pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
-def test_score_gradients(student):
-    """Gradients flow from dot and scaled dot scores back to Q and K"""
-    Q, K, seed = inputs(30, (2, 3, 4), (2, 5, 4), (2, 3, 5))
-    for name, scale in (("dot_scores", 1.0), ("scaled_dot_scores", 0.5)):
-        reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
-        for index, what in ((0, "Q"), (1, "K")):
-            expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}",
-                                "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
-        expect.close(reply.arg_grads["0"], seed.double() @ K.double() * scale, f"the gradient of {name} w.r.t. Q")
+def test_dot_scores_gradients(student):
+    """Gradients flow from the dot-product scores back to Q and K"""
+    check_score_gradients(student, "dot_scores", 1.0)
 
 # %% [markdown] exercise="scaled_dot_scores"
 # ## 2. Scaled dot-product score
@@ -185,6 +188,14 @@ def test_scaled_dot_scores_values(student, ref_scores):
                      f"scaled_dot_scores at d_k={d}", "Divide the dot products by sqrt(d_k) with d_k = K.shape[-1]: "
                      "not by d_k, not by sqrt(T_k), not by a hard-coded sqrt(64), and divide rather than multiply.")
 
+
+@pytest.mark.question("scaled_dot_scores")
+@pytest.mark.points(1)
+@pytest.mark.tags("graph cut")
+def test_scaled_dot_scores_gradients(student):
+    """Gradients flow from the scaled scores back to Q and K"""
+    check_score_gradients(student, "scaled_dot_scores", 0.5)  # d_k = 4
+
 # %% [markdown] exercise="GeneralScore"
 # ## 3. Multiplicative ("Luong general") score
 #
@@ -237,10 +248,13 @@ def test_general_score(GeneralScore):
 @pytest.mark.tags("bias in score", "W vs W transposed")
 def test_general_score_parameters(student):
     """GeneralScore(d_q, d_k) holds exactly W = self.W.weight of shape (d_q, d_k), with no bias"""
-    reply = student.run("GeneralScore", *inputs(5, (1, 1, 5), (1, 2, 3)), init=(5, 3))
+    Q, K, W = inputs(5, (1, 1, 5), (1, 2, 3), (5, 3))
+    reply = student.run("GeneralScore", Q, K, init=(5, 3), params={"W.weight": W})
     if reply.param_names != {"W.weight": [5, 3]}:
         raise StudentFault(f"GeneralScore(5, 3) has parameters {reply.param_names}; expected only W.weight of shape "
                            "(d_q, d_k) = (5, 3): self.W = nn.Linear(d_k, d_q, bias=False).")
+    # The parameter list is the child's own report; pay for it only together with a value it explains.
+    expect.close(reply.output, Q.double() @ W.double() @ K.double().transpose(-2, -1), "GeneralScore(5, 3) scores")
 
 
 @pytest.mark.question("GeneralScore")
@@ -334,11 +348,15 @@ def test_additive_score(AdditiveScore):
 @pytest.mark.tags("bias in score")
 def test_additive_score_parameters(student):
     """AdditiveScore(d_q, d_k, d_h) holds W_q, W_k and v without biases"""
-    reply = student.run("AdditiveScore", *inputs(9, (1, 2, 5), (1, 3, 3)), init=(5, 3, 4))
+    Q, K, Wq, Wk, v = inputs(9, (1, 2, 5), (1, 3, 3), (4, 5), (4, 3), (1, 4))
+    reply = student.run("AdditiveScore", Q, K, init=(5, 3, 4),
+                        params={"W_q.weight": Wq, "W_k.weight": Wk, "v.weight": v})
     expected = {"W_q.weight": [4, 5], "W_k.weight": [4, 3], "v.weight": [1, 4]}
     if reply.param_names != expected:
         raise StudentFault(f"AdditiveScore(5, 3, 4) has parameters {reply.param_names}; expected {expected} "
                            "(nn.Linear(d_q, d_h), nn.Linear(d_k, d_h), nn.Linear(d_h, 1), all with bias=False).")
+    q, k = (Q.double() @ Wq.double().T).unsqueeze(2), (K.double() @ Wk.double().T).unsqueeze(1)
+    expect.close(reply.output, (torch.tanh(q + k) @ v.double().T).squeeze(-1), "AdditiveScore(5, 3, 4) scores")
 
 
 @pytest.mark.question("AdditiveScore")

@@ -219,10 +219,12 @@ def test_attention_batch_independence(allowed_student):
     """Each batch item is attended on its own: the batched result equals a per-item loop"""
     Q, K, V = inputs(5, (4, 3, 4), (4, 5, 4), (4, 5, 2))
     output, _ = pair(allowed_student.call("attention", Q, K, V), "attention")
+    output = expect.close(output, reference_attention(Q, K, V)[0], "the batched output",
+                          "Items of a batch must not mix: no K[0], no reshape without transpose.")
     for b in range(4):
         single, _ = pair(allowed_student.call("attention", Q[b:b + 1], K[b:b + 1], V[b:b + 1]), "attention")
-        expect.close(output[b:b + 1] if isinstance(output, torch.Tensor) else output, single,
-                     f"batch item {b}", "Items of a batch must not mix: no K[0], no reshape without transpose.")
+        expect.close(output[b:b + 1], single, f"batch item {b} alone vs in the batch",
+                     "Items of a batch must not mix: no K[0], no reshape without transpose.")
 
 
 @pytest.mark.question("attention")
@@ -231,7 +233,10 @@ def test_attention_batch_independence(allowed_student):
 def test_attention_leaves_inputs_alone(allowed_student):
     """attention does not modify Q, K, V or the mask"""
     Q, K, V = inputs(6, (2, 4, 3), (2, 4, 3), (2, 4, 2))
-    reply = allowed_student.run("attention", Q, K, V, torch.ones(4, 4).tril(), check_inputs=True)
+    mask = torch.ones(4, 4).tril()
+    reply = allowed_student.run("attention", Q, K, V, mask, check_inputs=True)
+    output, _ = pair(reply.output, "attention")  # "unchanged" is the child's own report: pay it with a value
+    expect.close(output, reference_attention(Q, K, V, mask)[0], "attention output with a 0/1 float mask")
     if any(reply.inputs_changed):
         changed = [n for n, c in zip(["Q", "K", "V", "mask"], reply.inputs_changed) if c]
         raise StudentFault(f"attention modified {', '.join(changed)} in place (for example with Q /= ..., "
@@ -311,11 +316,15 @@ def reference_layer(params, x_q, x_kv, mask=None):
 def test_layer_parameters(allowed_student):
     """SingleHeadAttention(d_model, d_k) holds W_Q, W_K, W_V of shape (d_k, d_model) and no biases"""
     (x,) = inputs(7, (1, 2, 24))
-    reply = allowed_student.run("SingleHeadAttention", x, x, init=(24, 6))
+    params = module_weights(7, 24, 6)
+    reply = allowed_student.run("SingleHeadAttention", x, x, init=(24, 6), params=params)
     expected = {f"{n}.weight": [6, 24] for n in ("W_Q", "W_K", "W_V")}
     if reply.param_names != expected:
         raise StudentFault(f"SingleHeadAttention(24, 6) has parameters {reply.param_names}; expected {expected}: "
                            "three nn.Linear(d_model, d_k, bias=False).")
+    # The parameter list is the child's own report; pay for it only together with a value it explains.
+    output, _ = pair(reply.output, "SingleHeadAttention.forward")
+    expect.close(output, reference_layer(params, x, x)[0], "SingleHeadAttention(24, 6) output")
 
 
 @pytest.mark.question("SingleHeadAttention")

@@ -51,8 +51,5 @@ class SingleHeadAttention(nn.Module):
         return torch.zeros(B, T_q, self.d_k), torch.zeros(B, T_q, T_k)
 '''
 EVIDENCE = "harness rewired"
-_WHY = ("a child can rewrite its own harness, so whatever a probe reports about itself (parameter names, "
-        "'inputs unchanged') is the student's word; a test that pays for such a report alone "
-        "(test_layer_parameters) is won without the parameters. The fix belongs in the hidden tests: pay "
-        "those points only together with a value checked against the reference")
-XFAIL = {"bwrap": _WHY, "rlimits": _WHY}
+# Held: the hidden tests pay for what a child reports about itself (parameter names, "inputs unchanged")
+# only together with values checked against the reference, which the forgery cannot supply.

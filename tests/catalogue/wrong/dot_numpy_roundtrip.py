@@ -2,7 +2,7 @@
 
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
-    'test_score_gradients',
+    'test_dot_scores_gradients',
 ]
 MISTAKE = 'Computes the scores in NumPy and wraps the result in a new tensor, which cuts the autograd graph.'
 CODE = '''
