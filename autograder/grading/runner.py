@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import replace
 import os
 import selectors
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,8 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
     students = discover(submissions_dir, list(paths.ASSIGNMENTS), shipped_stubs())
     state_dir = out_dir / STATE
     state_dir.mkdir(parents=True, exist_ok=True)
+    for stale in state_dir.glob(".work-*"):  # scratch of a run that was killed
+        shutil.rmtree(stale, ignore_errors=True)
     version = grader_version(graders_dir)
     fingerprints = {s.student_id: f"{version}-{s.fingerprint}" for s in students}
     todo = [s for s in students if not _up_to_date(state_dir, s, fingerprints[s.student_id])]
@@ -91,7 +94,8 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
     logs.mkdir(exist_ok=True)
     selector = selectors.DefaultSelector()
     processes = []
-    with tempfile.TemporaryDirectory(prefix="attnkit-") as scratch:
+    # Manifests hold student sources: keep them inside OUT (the instructor's folder), not in /tmp.
+    with tempfile.TemporaryDirectory(prefix=".work-", dir=state_dir) as scratch:
         for index, shard in enumerate(shards):
             manifest = Path(scratch) / f"shard-{index}.json"
             dump_manifest(manifest, shard, state_dir, isolation,
