@@ -24,6 +24,7 @@ import torch.nn.functional as F
 
 # %% role="hidden-setup"
 import ast
+import functools
 import math
 
 import pytest
@@ -43,17 +44,23 @@ def inputs(seed, *shapes):
     return [torch.randn(*shape, generator=generator) for shape in shapes]
 
 
+@functools.lru_cache(maxsize=64)
+def forbidden_names(source):
+    """Forbidden APIs named anywhere in a student's file (parsed once per file, not per test)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return tuple(sorted(FORBIDDEN & names))
+
+
 @pytest.fixture
 def allowed_student(student):
     """The student's file, after a static check that it builds attention by hand."""
     if student.source.problem is None:
-        try:
-            tree = ast.parse(student.source.text)
-        except SyntaxError:
-            tree = None
-        names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} if tree else set()
-        names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree else set()
-        used = sorted(FORBIDDEN & names)
+        used = forbidden_names(student.source.text)
         if used:
             raise StudentFault(f"your file uses {', '.join(used)}, which this assignment forbids: build the "
                                "score -> mask -> softmax -> mix pipeline yourself.")

@@ -47,7 +47,7 @@ class StudentFile:
     def _connect(self):
         if self.fatal:
             raise StudentFault(self.fatal)
-        if self.child is not None and self.child.dead is None:
+        if self.child is not None and self.child.usable:
             return self.child
         limits = self.server.config.limits
         self.child = self.server.spawn(self.deadline)

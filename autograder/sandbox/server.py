@@ -89,6 +89,7 @@ class ForkServer:
         self.isolation, self.warning = self._choose_isolation()
         self.process: subprocess.Popen | None = None
         self.control: socket.socket | None = None
+        self.current: Child | None = None
 
     def _choose_isolation(self) -> tuple[str, str]:
         if self.config.isolation == "rlimits":
@@ -131,6 +132,10 @@ class ForkServer:
         return json.loads(self.control.recv(4096))
 
     def spawn(self, deadline: float | None = None) -> "Child":
+        """A new child. The previous one is retired first: a reap kills everything the zygote's
+        children started, so only one child may be alive at a time."""
+        if self.current is not None:
+            self.current.retire()
         limits = self.config.limits
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         rlimits = {"RLIMIT_AS": _address_space_now() + limits.memory_bytes, "RLIMIT_CPU": limits.cpu_seconds,
@@ -143,7 +148,8 @@ class ForkServer:
             self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno()])
         finally:
             theirs.close()
-        return Child(self, ours, limits, deadline or time.monotonic() + limits.submission_seconds)
+        self.current = Child(self, ours, limits, deadline or time.monotonic() + limits.submission_seconds)
+        return self.current
 
     def reap(self) -> None:
         """Kill everything the last child started (daemons, grandchildren, SIGTERM-ignorers)."""
@@ -159,6 +165,7 @@ class ForkServer:
                 self._command({"op": "reap"})
             except (OSError, ValueError):
                 pass
+        self.current = None
         if self.process is not None:
             self.process.kill()
             self.process.wait()
@@ -183,10 +190,13 @@ class Child:
         self.limits = limits
         self.deadline = deadline
         self.dead: ChildFailure | None = None
+        self.closed = False
 
     def request(self, message: dict, seconds: float) -> dict:
         if self.dead is not None:
             raise self.dead
+        if self.closed:
+            raise ChildFailure("closed", "internal: request on a retired child")
         budget = self.deadline - time.monotonic()
         if budget <= 0:
             self._fail("timeout", f"the time budget of {self.limits.submission_seconds:.0f} s for this file is used up")
@@ -212,7 +222,21 @@ class Child:
         raise self.dead
 
     def close(self) -> None:
+        """End this child and everything it started; a no-op when already closed."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.server.current is self:
+            self.server.current = None
         try:
             self.sock.close()
         finally:
             self.server.reap()
+
+    def retire(self) -> None:
+        """Close a healthy child to make room for the next one; its owner may spawn a fresh one later."""
+        self.close()
+
+    @property
+    def usable(self) -> bool:
+        return not self.closed and self.dead is None

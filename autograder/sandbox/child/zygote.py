@@ -130,7 +130,10 @@ def descendants(of: int, everyone: bool) -> list[int]:
 
 def kill_all(own_namespace: bool, uids: set[int]) -> None:
     if own_namespace:
-        os.kill(-1, signal.SIGKILL)  # everyone in our PID namespace but init and us, in one go
+        try:
+            os.kill(-1, signal.SIGKILL)  # everyone in our PID namespace but init and us, in one go
+        except ProcessLookupError:  # nobody left to kill: the child had already exited
+            pass
     else:
         for uid in uids:  # everyone running as that child's own uid, wherever it was reparented
             _kill_every_process_of(uid)
