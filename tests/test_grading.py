@@ -129,3 +129,18 @@ def test_rerun_reuses_results_and_regrades_changes(tmp_path):
     assert {p.name: p.stat().st_mtime_ns for p in state.glob("*.json")}["ann.json"] == stamp["ann.json"]
     assert second["ann"] == first["ann"]
     assert second["ben"].score == 0 and first["ben"].score > 0
+
+
+def test_untouched_stubs_and_missing_files_are_not_misconceptions(demo_out):
+    from autograder.grading.results import load
+    from autograder.reporting.class_stats import misconceptions
+
+    state = demo_out / ".state"
+    alan, margaret, linus = (load(state / f"{name}.json") for name in ("alan", "margaret", "linus"))
+    assert alan.tests and not any(t.attempted for t in alan.tests)  # stubs raise NotImplementedError
+    missing = [t for t in margaret.tests if t.assignment == "single_head_attention"]
+    assert missing and not any(t.attempted for t in missing)
+    assert all(t.attempted for t in linus.tests if t.status == FAILED)
+    students = dict(misconceptions([alan, margaret, linus]))
+    assert "alan" not in {s for ids in students.values() for s in ids}
+    assert "linus" in students["wrong scale factor"]

@@ -112,11 +112,12 @@ class GradingPlugin:
 
     def _record(self, item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport) -> None:
         identity = test_identity(item)
-        status, output, detail = PASSED, "", ""
+        status, output, detail, attempted = PASSED, "", "", True
         if report.failed or report.skipped:
             error = call.excinfo.value if call.excinfo else None
             if isinstance(error, (StudentFault, AssertionError, pytest.fail.Exception)):
                 status, output = FAILED, str(error).strip() or "the check failed"
+                attempted = getattr(error, "attempted", True)
             else:
                 status = GRADER_ERROR
                 output = ("This check could not run because of a problem in the grader, not in your code. "
@@ -126,7 +127,8 @@ class GradingPlugin:
         student = item.callspec.params["submission"]
         order = (str(item.path), item.function.__code__.co_firstlineno)
         self.recorded[student].append((order, TestResult(score=score, status=status, output=output,
-                                                         grader_detail=detail, **identity)))
+                                                         grader_detail=detail, attempted=attempted,
+                                                         **identity)))
         if len(self.recorded[student]) == self.expected.get(student):
             self._finish(student)
 

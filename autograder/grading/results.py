@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 PASSED, FAILED, GRADER_ERROR = "passed", "failed", "grader_error"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class TestResult:
     visibility: str = "visible"
     tags: tuple[str, ...] = ()   # misconceptions this test targets
     grader_detail: str = ""      # traceback of a grader bug: for instructors only
+    attempted: bool = True       # False when failed only because the part is missing or still a stub
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,17 @@ from .submissions import SourceFile
 class StudentFault(AssertionError):
     """The student's code failed, crashed, hung or returned the wrong thing."""
 
+    def __init__(self, message: str, attempted: bool = True) -> None:
+        super().__init__(message)
+        self.attempted = attempted  # False: missing file, stub left as is, name not defined
+
+
+class NotAttempted(StudentFault):
+    """The part is not there to judge: no file, a stub still raising NotImplementedError, no such name."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, attempted=False)
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -46,7 +57,7 @@ class StudentFile:
 
     def _connect(self):
         if self.fatal:
-            raise StudentFault(self.fatal)
+            raise (NotAttempted if self.fatal == self.source.problem else StudentFault)(self.fatal)
         if self.child is not None and self.child.usable:
             return self.child
         limits = self.server.config.limits
@@ -81,7 +92,10 @@ class StudentFile:
             raise StudentFault(f"calling {what}: {failure}") from None
         self._keep_output(reply)
         if not reply["ok"]:
-            raise StudentFault(explain_error(what, reply.get("error"), self.load_errors))
+            error = reply.get("error")
+            kind = error.get("type") if isinstance(error, dict) else None
+            fault = NotAttempted if kind in ("Missing", "NotImplementedError") else StudentFault
+            raise fault(explain_error(what, error, self.load_errors))
         # The reply is the child's word: a file that rewired its own process may send anything, and
         # whatever shape it has must end as the student's failure, never as a grader error.
         fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "inputs_changed": list}

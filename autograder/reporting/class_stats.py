@@ -92,11 +92,12 @@ def hardest_tests(stats: list[TestStats], count: int = 3) -> list[TestStats]:
 
 
 def misconceptions(results: list[StudentResult]) -> list[tuple[str, list[str]]]:
-    """(tag, students) for every tag on a FAILED test, most students first. Grader errors don't count."""
+    """(tag, students) for every tag on a FAILED test, most students first. Grader errors don't count,
+    and neither do parts a student never attempted (no file, an untouched stub): no misconception there."""
     students: dict[str, set[str]] = {}
     for result in results:
         for test in result.tests:
-            if test.status == FAILED:
+            if test.status == FAILED and test.attempted:
                 for tag in test.tags:
                     students.setdefault(tag, set()).add(result.student_id)
     return sorted(((tag, sorted(ids)) for tag, ids in students.items()), key=lambda pair: (-len(pair[1]), pair[0]))
