@@ -58,7 +58,7 @@ class GradingPlugin:
         self.expected: dict[str, int] = {}
         self.recorded: dict[str, list[tuple[tuple, TestResult]]] = defaultdict(list)
         self.open_files: dict[str, dict[str, StudentFile]] = {}
-        self.finished: list[StudentResult] = []
+        self.finished = 0  # a count, not the results: memory must not grow with the class
 
     # --- collection -------------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -145,5 +145,5 @@ class GradingPlugin:
         result = StudentResult(student, tests, notes=notes, problems=problems, printed=printed[:16_384],
                                isolation=self.server.isolation, fingerprint=self.fingerprints.get(student, ""))
         save(result, self.results_dir / f"{result_stem(student)}.json")
-        self.finished.append(result)
+        self.finished += 1
         self.on_done(result)

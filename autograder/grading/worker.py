@@ -1,4 +1,4 @@
-"""One grading worker: a fork server plus one pytest session over a shard of the class.
+"""One grading worker: a fork server plus pytest sessions over its shard of the class, in chunks.
 
 Run as `python -m autograder.grading.worker MANIFEST`; prints `done <file stem>` per student so
 the coordinator can show progress. It reads no submission folder: the manifest carries the text.
@@ -17,6 +17,9 @@ from ..sandbox import ForkServer, SandboxConfig
 from .plugin import GradingPlugin
 from .submissions import SourceFile, Submission, result_stem
 
+
+
+CHUNK = 100  # students per pytest session in one worker
 
 
 def dump_manifest(path: Path, submissions: list[Submission], state_dir: Path, isolation: str,
@@ -43,7 +46,7 @@ def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer
     args = [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly",
             "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
     code = pytest.main(args, plugins=[plugin])
-    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and len(plugin.finished) < len(submissions):
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and plugin.finished < len(submissions):
         raise RuntimeError(f"the hidden tests could not be collected or run (pytest exit code {code})")
     return plugin
 
@@ -57,9 +60,13 @@ def main(manifest_path: str) -> int:
     def announce(result) -> None:
         print(f"done {result_stem(result.student_id)}", flush=True)
 
+    submissions = manifest["submissions"]
     try:
-        run_shard(manifest["submissions"], Path(manifest["state_dir"]), server, manifest["fingerprints"], announce,
-                  Path(manifest["graders_dir"]))
+        # One pytest session per chunk: collection stays cheap, and memory (pytest keeps every collected
+        # item) stays flat however large the class is.
+        for start in range(0, len(submissions), CHUNK):
+            run_shard(submissions[start:start + CHUNK], Path(manifest["state_dir"]), server,
+                      manifest["fingerprints"], announce, Path(manifest["graders_dir"]))
     finally:
         server.close()
     return 0
