@@ -360,15 +360,17 @@ def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
     story = (f"mean entropy (nats) for d_k = 8/64/256: raw {', '.join(f'{h:.3f}' for h in raw)}; scaled "
              f"{', '.join(f'{h:.3f}' for h in scaled)} (reference raw {saturation_reference['raw']}, scaled "
              f"{saturation_reference['scaled']}).")
+    # The experiment runs through the student's own pipeline, so a broken softmax or entropy shows here too.
+    pipeline = " If attention_weights or softmax_entropy fail their own checks, fix those first."
     if not (raw[0] - raw[1] > 0.1 and raw[1] - raw[2] > 0.1 and raw[2] < 0.5):
         raise StudentFault("raw dot-product scores should saturate the softmax as d_k grows (entropy falling "
-                           "towards 0), but they do not: " + story)
+                           "towards 0), but they do not: " + story + pipeline)
     if abs(scaled[2] - scaled[0]) > 0.1:
         raise StudentFault("scaled scores should keep the entropy nearly constant across d_k, but they do not: "
-                           + story + " Check the 1/sqrt(d_k) scale.")
+                           + story + " Check the 1/sqrt(d_k) scale." + pipeline)
     for got, want in zip(raw + scaled, saturation_reference["raw"] + saturation_reference["scaled"]):
         if abs(got - want) > 0.05:
-            raise StudentFault("the entropies differ from the reference experiment: " + story)
+            raise StudentFault("the entropies differ from the reference experiment: " + story + pipeline)
 
 
 @pytest.mark.question("saturation")
