@@ -39,6 +39,8 @@ def notebook(master: Master, for_students: bool, tests_dir: str) -> nbformat.Not
                 cells.append(new_code_cell(f'grader.check("{cell.exercise}")', metadata={"tags": ["kit-check"]}))
         elif cell.role == "explore":
             cells.append(new_code_cell(cell.source, metadata={"tags": ["kit-explore"]}))
+    if len(cells) > 1 and cells[1].cell_type == "markdown":
+        cells[0], cells[1] = cells[1], cells[0]  # the title first, then the checker set-up
     cells.append(new_markdown_cell("## Run every check\nRun this cell to see all public checks at once."))
     cells.append(new_code_cell("grader.check_all()", metadata={"tags": ["kit-check"]}))
     for index, cell in enumerate(cells):
