@@ -29,18 +29,13 @@ import pytest
 import torch
 
 from autograder.grading import expect
-from autograder.grading.student import StudentFault, randn
+from autograder.grading.student import StudentFault, randn, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("attention_scores")
 
 # (B, T_q, T_k, d): T_q != T_k != d exposes swapped axes; B=1/T_q=1 exposes squeeze(); a square case
 # exposes a missing transpose; two different d_k expose a hard-coded scale.
 SHAPES = [(3, 5, 7, 6), (1, 1, 4, 8), (2, 6, 6, 6), (2, 3, 9, 16)]
-
-
-def inputs(seed, *shapes):
-    generator = torch.Generator().manual_seed(seed)
-    return [torch.randn(*shape, generator=generator) for shape in shapes]
 
 # %% [markdown] exercise="dot_scores"
 # ## 1. Dot-product score

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from autograder.grading import expect
-from autograder.grading.student import StudentFault
+from autograder.grading.student import StudentFault, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("single_head_attention")
 
@@ -17,9 +17,6 @@ SHAPES = [(3, 5, 7, 6, 5), (1, 1, 4, 8, 3), (2, 6, 6, 6, 6), (2, 3, 9, 16, 4)]  
 FORBIDDEN = {"scaled_dot_product_attention", "MultiheadAttention"}
 
 
-def inputs(seed, *shapes):
-    generator = torch.Generator().manual_seed(seed)
-    return [torch.randn(*shape, generator=generator) for shape in shapes]
 
 
 @functools.lru_cache(maxsize=64)

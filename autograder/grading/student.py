@@ -38,6 +38,12 @@ class Reply:
     inputs_changed: tuple = ()
 
 
+def seeded_inputs(seed: int, *shapes: tuple[int, ...]) -> list[torch.Tensor]:
+    """Random float32 inputs made in the grader from a seed: the same for every student and every run."""
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(*shape, generator=generator) for shape in shapes]
+
+
 def randn(*shape: int, seed: int) -> dict:
     """A random input that the sandbox rebuilds from its seed (see sandbox/child/inputs.py)."""
     return {"$randn": {"shape": list(shape), "seed": seed}}
