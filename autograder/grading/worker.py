@@ -43,7 +43,8 @@ def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer
               fingerprints: dict[str, str] | None = None, on_done=lambda result: None,
               graders_dir: Path = GRADERS_DIR) -> GradingPlugin:
     plugin = GradingPlugin(submissions, state_dir, server, fingerprints, on_done)
-    args = [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly",
+    args = [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly", "-p", "no:logging",
+            "-p", "no:warnings", "--capture=no",
             "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
     code = pytest.main(args, plugins=[plugin])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and plugin.finished < len(submissions):
