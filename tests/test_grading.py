@@ -98,6 +98,13 @@ def test_student_mistake(student):
 def test_grader_bug(student):
     """a bug in the grader"""
     return {}["missing"]
+
+
+@pytest.mark.question("probe")
+@pytest.mark.points(1)
+def test_grader_sanity_check(student):
+    """a grader's own assert that fails"""
+    assert 1 + 1 == 3, "the reference disagrees with itself"
 '''
 
 
@@ -114,7 +121,9 @@ def test_grader_bug_is_not_a_student_zero(tmp_path):
     bug = status["test_grader_bug"]
     assert bug.status == GRADER_ERROR and bug.score == 0 and "KeyError" in bug.grader_detail
     assert "not in your code" in bug.output and "KeyError" not in bug.output
-    assert result.grader_errors == (bug,)
+    sanity = status["test_grader_sanity_check"]  # a bare assert is the grader's, not the student's
+    assert sanity.status == GRADER_ERROR and "AssertionError" in sanity.grader_detail
+    assert result.grader_errors == (bug, sanity)
 
 
 def test_rerun_reuses_results_and_regrades_changes(tmp_path):

@@ -104,25 +104,25 @@ class GradingPlugin:
         error = call.excinfo.value if call.excinfo else None
         outcome = "passed" if error is None else "failed"
         report = pytest.TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome,
-                            None if error is None else f"{type(error).__name__}: {error}", call.when, [],
-                            call.duration, call.start, call.stop, user_properties=item.user_properties)
+                                   None if error is None else f"{type(error).__name__}: {error}", call.when,
+                                   [], call.duration, call.start, call.stop, user_properties=item.user_properties)
         if call.when == "call" or (call.when == "setup" and error is not None):
-            self._record(item, call, report)
+            self._record(item, error)
         return report
 
-    def _record(self, item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport) -> None:
+    def _record(self, item: pytest.Item, error: BaseException | None) -> None:
+        """Only a StudentFault (or an explicit pytest.fail) is the student's failure. Anything else,
+        a bare assert included (a grader's sanity check), is a grader problem."""
         identity = test_identity(item)
         status, output, detail, attempted = PASSED, "", "", True
-        if report.failed or report.skipped:
-            error = call.excinfo.value if call.excinfo else None
-            if isinstance(error, (StudentFault, AssertionError, pytest.fail.Exception)):
-                status, output = FAILED, str(error).strip() or "the check failed"
-                attempted = getattr(error, "attempted", True)
-            else:
-                status = GRADER_ERROR
-                output = ("This check could not run because of a problem in the grader, not in your code. "
-                          "Your instructor has been told.")
-                detail = "".join(traceback.format_exception(error)) if error else str(report.longrepr)
+        if isinstance(error, (StudentFault, pytest.fail.Exception)):
+            status, output = FAILED, str(error).strip() or "the check failed"
+            attempted = getattr(error, "attempted", True)
+        elif error is not None:
+            status = GRADER_ERROR
+            output = ("This check could not run because of a problem in the grader, not in your code. "
+                      "Your instructor has been told.")
+            detail = "".join(traceback.format_exception(error))
         score = identity["max_score"] if status == PASSED else 0.0
         student = item.callspec.params["submission"]
         order = (str(item.path), item.function.__code__.co_firstlineno)

@@ -9,7 +9,7 @@ import hashlib
 import re
 import unicodedata
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
@@ -132,8 +132,7 @@ def choose(folder: Path, assignment: str, stub_text: dict[str, str]) -> SourceFi
     chosen = (edited or usable)[0]
     note = (f"Both {assignment}.py and {assignment}.ipynb were submitted; graded {chosen.filename} "
             "(the one changed from the handout; the notebook when both were).")
-    return SourceFile(chosen.assignment, chosen.filename, chosen.cells, chosen.problem,
-                      chosen.notes + (note,), chosen.digest)
+    return replace(chosen, notes=chosen.notes + (note,))
 
 
 def normalize(text: str) -> str:
@@ -167,7 +166,6 @@ def discover(submissions: Path, assignments: list[str], stubs: dict[str, dict[st
             shown = ", ".join(extra[:8]) + (f" and {len(extra) - 8} more" if len(extra) > 8 else "")
             note = (f"Not graded: {shown}. Only {' / '.join(f'{a}.py or .ipynb' for a in assignments)} are run "
                     "(each on its own: put helper code inside the graded file).")
-            files[assignments[0]] = SourceFile(first.assignment, first.filename, first.cells, first.problem,
-                                               first.notes + (note,), first.digest)
+            files[assignments[0]] = replace(first, notes=first.notes + (note,))
         found.append(Submission(student_id, files))
     return found
