@@ -5,14 +5,13 @@ mapped into the kit's result model so every renderer shows quizzes next to the e
 """
 from __future__ import annotations
 
+import os
 import unicodedata
 from pathlib import Path
 
 from .. import paths
-from ..quiz import Quiz, answer_file_name, grade_answer_file, load_quizzes
+from ..quiz import Quiz, grade_submission, load_quizzes
 from .results import QuizItem, QuizResult
-
-MAX_ANSWER_BYTES = 256 << 10
 
 
 def load_class_quizzes(folder: Path = paths.QUIZZES_DIR) -> list[Quiz]:
@@ -28,19 +27,14 @@ def grade_student_quizzes(quizzes: list[Quiz], folder: Path) -> tuple[QuizResult
 
 
 def grade_one(quiz: Quiz, folder: Path) -> QuizResult:
-    name = answer_file_name(quiz)
-    path = folder / name
-    zero = [QuizItem(q.id, 0.0, float(q.points)) for q in quiz.questions]
-    max_score = float(sum(q.points for q in quiz.questions))
-    if not path.exists():
-        return QuizResult(quiz.id, 0.0, max_score, tuple(zero), f"no {name} handed in: quiz scored 0")
-    if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_ANSWER_BYTES:
-        return QuizResult(quiz.id, 0.0, max_score, tuple(zero),
-                          f"{name} is not a regular file under {MAX_ANSWER_BYTES >> 10} KiB: quiz scored 0")
-    graded = grade_answer_file(quiz, path)
+    graded = grade_submission(quiz, folder)
+
+    def shown(text: str) -> str:  # students see their file's name, not the grading machine's paths
+        return " ".join(text.replace(f"{folder}{os.sep}", "").split("\n"))
+
     items = tuple(QuizItem(i.question_id, float(i.score), float(i.max_score), feedback_for(i)) for i in graded.items)
-    problem = f"{name}: {graded.problem.split(': ', 1)[-1]}" if graded.problem else None
-    return QuizResult(quiz.id, float(graded.score), float(graded.max_score), items, problem)
+    return QuizResult(quiz.id, float(graded.score), float(graded.max_score), items,
+                      shown(graded.problem) if graded.problem else None)
 
 
 def feedback_for(item) -> str:

@@ -146,9 +146,16 @@ def grade_answer_file(quiz: Quiz, path: Union[str, Path]) -> QuizResult:
     return grade_quiz(quiz, answers)
 
 
+MAX_ANSWER_BYTES = 256 << 10  # an answer file is a few KB; anything far larger is not one
+
+
 def grade_submission(quiz: Quiz, submission_dir: Union[str, Path]) -> QuizResult:
-    """Grade `<submission_dir>/quiz_<quiz id>.yaml`; a missing file scores 0 with a message."""
-    path = Path(submission_dir) / answer_file_name(quiz)
-    if not path.exists():
-        return _zero_result(quiz, f"{path}: no answer file {answer_file_name(quiz)} handed in, quiz scored 0")
+    """Grade `<submission_dir>/quiz_<quiz id>.yaml`. A missing file, a link, or a file too large to be
+    an answer file scores 0 with a message (links could point anywhere on the grading machine)."""
+    name = answer_file_name(quiz)
+    path = Path(submission_dir) / name
+    if not path.exists() and not path.is_symlink():
+        return _zero_result(quiz, f"no answer file {name} handed in, quiz scored 0")
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_ANSWER_BYTES:
+        return _zero_result(quiz, f"{name} is not a regular file under {MAX_ANSWER_BYTES >> 10} KiB, quiz scored 0")
     return grade_answer_file(quiz, path)

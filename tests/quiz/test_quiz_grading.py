@@ -191,3 +191,17 @@ def test_full_real_quizzes_answer_key_scores_full(real_quizzes):
         answers = {q.id: (q.accepted[0] if q.type == "short_answer" else q.answer) for q in quiz.questions}
         result = grade_quiz(quiz, answers)
         assert result.score == quiz.max_score, [i for i in result.items if not i.is_correct]
+
+
+def test_grade_submission_refuses_links_and_huge_files(mini, tmp_path):
+    secret = tmp_path / "elsewhere.yaml"
+    secret.write_text("q-mc: b\n", encoding="utf-8")
+    folder = tmp_path / "student"
+    folder.mkdir()
+    (folder / "quiz_mini.yaml").symlink_to(secret)
+    linked = grade_submission(mini, folder)
+    assert linked.score == 0 and "not a regular file" in linked.problem
+    (folder / "quiz_mini.yaml").unlink()
+    (folder / "quiz_mini.yaml").write_text("q-mc: b\n" + "#" * (300 << 10), encoding="utf-8")
+    huge = grade_submission(mini, folder)
+    assert huge.score == 0 and "KiB" in huge.problem
