@@ -1,4 +1,5 @@
-"""`make assignments`: write every generated file from the masters; `--check` reports stale ones."""
+"""`make assignments`: write every generated file from the masters (and the demo class derived from
+them); `--check` reports stale ones."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,6 +8,7 @@ import nbformat
 
 from .. import paths
 from ..grading.results import write_atomic
+from .demo import demo_files
 from .master import read_master
 from .render import hidden_test_file, notebook, public_test_file, python_twin
 
@@ -25,18 +27,29 @@ def expected_files() -> dict[Path, str]:
             if master.of("public", exercise):
                 files[student_dir / "tests" / f"{exercise}.py"] = public_test_file(master, exercise)
         files[paths.GRADERS_DIR / f"test_{name}.py"] = hidden_test_file(master)
+    # The demo class comes from the files above, so it is made from what is on disk after them.
     return files
 
 
+def demo_class_files() -> dict[Path, str]:
+    return {paths.DEMO_CLASS_DIR / name: text for name, text in demo_files().items()}
+
+
+def all_files() -> dict[Path, str]:
+    return {**expected_files(), **demo_class_files()}
+
+
 def stale_files() -> list[Path]:
-    return [path for path, text in expected_files().items()
+    return [path for path, text in all_files().items()
             if not path.exists() or path.read_text(encoding="utf-8") != text]
 
 
 def generate() -> list[Path]:
+    """Write what changed: assignments, solutions and graders first, then the demo class built from them."""
     written = []
-    for path, text in expected_files().items():
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            write_atomic(path, text)
-            written.append(path)
+    for files in (expected_files, demo_class_files):
+        for path, text in files().items():
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                write_atomic(path, text)
+                written.append(path)
     return written
