@@ -20,7 +20,7 @@ from typing import Callable
 from .. import paths
 from .quizzes import grade_student_quizzes, load_class_quizzes, student_folders
 from .results import StudentResult, load
-from .submissions import Submission, discover, result_stem
+from .submissions import Submission, discover, notebook_cells, result_stem
 from .worker import dump_manifest
 
 STATE = ".state"
@@ -40,7 +40,6 @@ def grader_version(graders_dir: Path = paths.GRADERS_DIR) -> str:
 
 def shipped_stubs() -> dict[str, dict[str, str]]:
     """The handout's code per assignment and format, to tell an untouched file from an edited one."""
-    from .submissions import notebook_cells
     stubs = {}
     for name in paths.ASSIGNMENTS:
         folder = paths.ASSIGNMENTS_DIR / name
