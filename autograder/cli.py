@@ -63,6 +63,9 @@ def summarize(results, out: Path, warnings: list[str]) -> None:
         problems = "; ".join(result.problems) or ("grader errors" if result.grader_errors else "")
         table.add_row(result.student_id, f"{result.score:g} / {result.max_score:g}", problems)
     console.print(table)
+    pending = sum(q.pending for r in results for q in r.quizzes)
+    if pending:
+        console.print(f"{pending:g} quiz point(s) wait for review (pending, not 0): run `attnkit review {out}`")
     errors = sum(len(r.grader_errors) for r in results)
     if errors:
         console.print(f"[bold red]{errors} checks hit a grader problem (not the students' fault); "
@@ -74,6 +77,22 @@ def summarize(results, out: Path, warnings: list[str]) -> None:
     console.print(plain_summary(results), markup=False, highlight=False, end="")  # test names hold [brackets]
     console.print(f"gradebook: {out / 'gradebook.csv'}\nfeedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
                   f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}")
+
+
+@main.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def review(out: Path) -> None:
+    """Gather the quiz answers in OUT that need a person into OUT/review.yaml, one group per wording."""
+    from .quiz import load_quizzes
+    from .quiz.review import write_review
+
+    try:
+        path, groups, answers = write_review(out, load_quizzes(paths.QUIZZES_DIR))
+    except (FileNotFoundError, ValueError) as exc:
+        console.print(f"[bold red]{exc}[/]")
+        sys.exit(1)
+    console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}\n"
+                  "Fill in each group's score, then grade again with the same --out folder.")
 
 
 @main.command()

@@ -21,7 +21,8 @@ lib/gradebook_importer.rb, and the matching exporter):
 * The "Points Possible" row right after the header carries each column's maximum; Canvas sets the
   assignments' points from it (it recognises the row by "Points Possible" in the first cell).
 * A blank cell means "no change" to Canvas. A cell is left blank when the student has no result for that
-  part, or when any of its tests hit a grader problem: a 0 the grader caused must not be uploaded.
+  part, or when any of its tests hit a grader problem: a 0 the grader caused must not be uploaded; a quiz
+  cell also stays blank while some of its answers wait for the instructor's review (pending points).
 * A student id containing "Points Possible" would be taken for that row, so such an id goes only into
   `SIS Login ID`. Headers come from assignment and quiz ids: keep those free of Canvas's reserved column
   words ("Current Score", "Final Grade", "Override Score", ...), which the importer silently drops.
@@ -63,8 +64,8 @@ def part_scores(result: StudentResult) -> dict[str, tuple[float, float, bool]]:
         entry[0] += test.score
         entry[1] += test.max_score
         entry[2] = entry[2] and test.status != GRADER_ERROR
-    for quiz in result.quizzes:
-        parts[quiz_column(quiz.quiz_id)] = [quiz.score, quiz.max_score, True]
+    for quiz in result.quizzes:  # a quiz with answers waiting for review is not final: leave its cell blank
+        parts[quiz_column(quiz.quiz_id)] = [quiz.score, quiz.max_score, not quiz.pending]
     return {header: (score, top, ok) for header, (score, top, ok) in parts.items()}
 
 
