@@ -157,6 +157,14 @@ def read_number(value: object, constants: dict[str, float] | None = None) -> flo
             return None  # "1,000" could be a thousand; "0,125" and "0,25" cannot
         text = _DECIMAL_COMMA.sub(r"\1.\2", text)
     constants = constants or {}
+    value = _number(text, constants)
+    if value is None:  # "64, one per component", "0.25 (1/4)", "64 because ...": the leading number
+        head = re.split(r",\s|;|\(|\s(?:because|since|as)\s", text, maxsplit=1)[0]
+        value = _number(head, constants) if head.strip() and head != text else None
+    return value
+
+
+def _number(text: str, constants: dict[str, float]) -> float | None:
     vocabulary = Vocabulary(frozenset(constants), {k.casefold(): k for k in constants})
     try:
         reading = read_expression(text, vocabulary)

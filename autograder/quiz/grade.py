@@ -140,8 +140,8 @@ def _judged_by_person(q: Question, given: Any, context: GradingContext, why: str
         feedback = decision.feedback or ("Correct." if score >= q.points else
                                          "Partial credit." if score else "Incorrect.")
         return Outcome(score, f"{feedback} (graded by your instructor)")
-    return Outcome(0.0, f"{why.rstrip('.')}: waiting for your instructor's review ({q.points:g} points pending).",
-                   pending=True)
+    points = f"{q.points:g} point{'' if q.points == 1 else 's'}"
+    return Outcome(0.0, f"{why.rstrip('.')}: waiting for your instructor's review ({points} pending).", pending=True)
 
 
 def _rubric_hits(q: Question, answer: str):

@@ -57,7 +57,9 @@ _WORDS = [  # (pattern on casefolded text, replacement); order matters
     (r"\broot\s+of\b", " sqrt "), (r"\broot\b", " sqrt "), (r"\bdivided\s+by\b", " / "), (r"\bover\b", " / "),
     (r"\bmultiplied\s+by\b", " · "), (r"\btimes\b", " · "), (r"\bto\s+the\s+power\s+of\b", " ^ "),
     (r"\bsquared\b", " ^ 2 "), (r"(?<!\.)\btransposed?\b(?!\s*\()", " ^T "), (r"\bone\b", " 1 "),
-    (r"\btwo\b", " 2 "),
+    (r"\btwo\b", " 2 "), (r"\bfour\b", " 4 "), (r"\beight\b", " 8 "), (r"\bsixteen\b", " 16 "),
+    (r"\bsixty[\s-]four\b", " 64 "), (r"\b(?:a\s+)?half\b", " (1/2) "), (r"\bquarter\b", " (1/4) "),
+    (r"\beighth\b", " (1/8) "),
     (r"\b(?:about|approximately|approx|roughly|around|circa|nearly|close\s+to|equals?|is|it)\b", " "),
 ]
 _WORD_PATTERNS = [(re.compile(p), r) for p, r in _WORDS]

@@ -106,6 +106,7 @@ def read_queue(out_dir: Path) -> dict:
 # --- grouping ------------------------------------------------------------------------------------
 
 def _comparable(text: str) -> str:
+    text = review_text(text).translate(str.maketrans({"−": "-", "–": "-", "—": "-", "∞": " inf "}))
     return " ".join(re.sub(r"[^\w\s*/^@+\-=<>()]", " ", text).split())
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from quiz_gift_reader import parse_gift
 
-from autograder.quiz import Quiz, quiz_from_data, to_gift, write_qti
+from autograder.quiz import Quiz, load_quizzes, quiz_from_data, to_gift, write_qti
 from autograder.quiz.__main__ import main as quiz_cli
 from autograder.quiz.export_gift import escape_gift
 
@@ -167,4 +167,5 @@ def test_cli_export_writes_both_formats(tmp_path, capsys):
     assert quiz_cli(["export", "--format", "qti", "--out", str(tmp_path), "--quizzes", str(quizzes)]) == 0
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["attention.gift", "attention.qti.zip", "attention_score.gift", "attention_score.qti.zip"]
-    assert len(parse_gift((tmp_path / "attention.gift").read_text(encoding="utf-8"))) == 17
+    assert len(parse_gift((tmp_path / "attention.gift").read_text(encoding="utf-8"))) == len(
+        load_quizzes(quizzes)["attention"].questions)
