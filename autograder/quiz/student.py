@@ -106,9 +106,9 @@ def answer_template(quiz: Quiz) -> str:
     lines = [
         f"# Answers for: {quiz.title}",
         f"# Hand this file in as {answer_file_name(quiz)}, next to your notebooks (see README.md).",
-        "#   multiple choice: the option letter after the colon, e.g.  sc-03: b",
-        "#   true/false:      true or false,                     e.g.  sc-02: true",
-        "#   numeric:         a number or an expression,          e.g.  sc-11: 1/8   (0,125 and 2^-3 work too)",
+        "#   multiple choice: the option letter after the colon, e.g.  <id>: c",
+        "#   true/false:      true or false,                     e.g.  <id>: false",
+        "#   numeric:         a number or an expression,          e.g.  <id>: 3/4   (0,75 and 2^-1 + 1/4 work too)",
         "#   short answer:    on the line BELOW `id: |-`, indented by two spaces. Anything goes there:",
         "#                    backslashes, colons and quotes, e.g.  \\frac{a^2}{b}  or  x: \"y\"",
         "",
