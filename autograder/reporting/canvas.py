@@ -27,6 +27,10 @@ lib/gradebook_importer.rb, and the matching exporter):
   `SIS Login ID`. Headers come from assignment and quiz ids: keep those free of Canvas's reserved column
   words ("Current Score", "Final Grade", "Override Score", ...), which the importer silently drops.
 
+With a roster (`attnkit grade --roster <Canvas gradebook export>`, see roster.py) the student columns come from
+Canvas itself (its name, ID, SIS ids and section), only students found in the roster are written, and an
+assignment column takes the Canvas id of the same title in the export.
+
 Written with the csv module (RFC 4180 quoting, so commas, quotes and newlines in ids round-trip), UTF-8,
 without a byte-order mark.
 """
@@ -37,6 +41,7 @@ import io
 from collections.abc import Mapping
 
 from ..grading.results import GRADER_ERROR, StudentResult
+from .roster import RosterJoin
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 POINTS_POSSIBLE = "Points Possible"
@@ -82,8 +87,11 @@ def canvas_columns(results: list[StudentResult]) -> list[str]:
     return code + quizzes
 
 
-def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | None = None) -> str:
-    canvas_ids = canvas_ids or {}
+def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | None = None,
+               roster: RosterJoin | None = None) -> str:
+    canvas_ids = {**(roster.assignment_ids if roster else {}), **(canvas_ids or {})}
+    if roster is not None:
+        results = [r for r in results if r.student_id in roster.matched]
     columns = canvas_columns(results)
     scores = [part_scores(r) for r in results]
     points = {c: max((s[c][1] for s in scores if c in s), default=0.0) for c in columns}
@@ -94,5 +102,9 @@ def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | Non
     for result, parts in zip(results, scores):
         name = "" if POINTS_POSSIBLE.lower() in result.student_id.lower() else result.student_id
         cells = [number(parts[c][0]) if c in parts and parts[c][2] else "" for c in columns]
-        writer.writerow([name, "", "", result.student_id, ""] + cells)
+        if roster is not None:
+            entry = roster.matched[result.student_id][0]
+            writer.writerow([entry.name, entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section] + cells)
+        else:
+            writer.writerow([name, "", "", result.student_id, ""] + cells)
     return out.getvalue()
