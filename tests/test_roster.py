@@ -4,7 +4,8 @@ from __future__ import annotations
 import csv
 import io
 
-from autograder.grading.results import QuizItem, QuizResult, StudentResult, TestResult
+from autograder.grading.results import QuizItem, QuizResult, StudentResult
+from autograder.grading.results import TestResult as Check
 from autograder.reporting.canvas import canvas_csv
 from autograder.reporting.roster import join_roster, match_report_csv, read_canvas_export
 
@@ -26,7 +27,7 @@ EXPORT = (
 
 
 def result(student: str) -> StudentResult:
-    test = TestResult(f"attention_scores::{student}", "t", "attention_scores", "dot_scores", 3, 4, "passed")
+    test = Check(f"attention_scores::{student}", "t", "attention_scores", "dot_scores", 3, 4, "passed")
     quiz = QuizResult("attention", 12, 20, (QuizItem("att-01", 2, 2),))
     return StudentResult(student, (test,), (quiz,))
 

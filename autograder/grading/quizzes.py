@@ -22,7 +22,7 @@ from ..quiz.model import QuizFormatError
 from ..quiz.review import REVIEW_FILE, load_decisions, write_queue
 from .results import QuizItem, QuizResult
 
-CODE_CACHE = Path(".state") / "quiz-code.json"
+CODE_CACHE = Path(".state") / "quiz" / "code-verdicts.json"  # not .state/*.json: those are student results
 
 
 def load_class_quizzes(folder: Path = paths.QUIZZES_DIR) -> list[Quiz]:

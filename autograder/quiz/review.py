@@ -1,6 +1,6 @@
 """Answers that need a person: gather them once per group, keep the instructor's decisions.
 
-`make grade` writes every answer it could not judge to OUT/.state/review-queue.json and marks its
+`make grade` writes every answer it could not judge to OUT/.state/quiz/review-queue.json and marks its
 points as pending. `attnkit review OUT` turns the queue into OUT/review.yaml: per question, groups of
 near-identical answers (rapidfuzz, order-sensitive similarity on the normalised text; answers that differ
 in a number, a negation or before/after never share a group), each with a `score:` for the instructor
@@ -20,7 +20,7 @@ import yaml
 from .grade import Decision, review_text, rubric_suggestion
 from .model import Quiz
 
-QUEUE = Path(".state") / "review-queue.json"
+QUEUE = Path(".state") / "quiz" / "review-queue.json"  # not .state/*.json: those are student results
 REVIEW_FILE = "review.yaml"
 SIMILARITY = 90  # rapidfuzz ratio (0-100) every two answers of a group must reach
 _SIGNAL = re.compile(r"-?\d+(?:\.\d+)?|\b(?:not|no|never|without|cannot|can't|don't|isn't|before|after|"
