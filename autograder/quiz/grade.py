@@ -74,6 +74,8 @@ class GradingContext:
     evaluator: CodeEvaluator | None = None
     decisions: Decisions = field(default_factory=NoDecisions)
     quiz_id: str = ""
+    # Outcomes by (quiz, question, answer): a class shares answers, and sympy is not free.
+    memo: dict = field(default_factory=dict)
 
     def code_verdict(self, question: Question, answer: CodeAnswer) -> Verdict:
         evaluator = self.evaluator or shared_evaluator()
@@ -219,10 +221,14 @@ def grade_question(q: Question, given: AnswerValue, context: GradingContext | No
     if _is_blank(given):
         return _item(q, None, 0.0, "No answer given.")
     context = context or GradingContext()
-    try:
-        outcome = _GRADERS[q.type](q, given, context)
-    except Exception as exc:  # grading must never take the whole class down
-        outcome = Outcome(0.0, f"Could not grade this answer ({type(exc).__name__}); ask your instructor.")
+    key = (context.quiz_id, q.id, type(given).__name__, str(given))
+    outcome = context.memo.get(key)
+    if outcome is None:
+        try:
+            outcome = _GRADERS[q.type](q, given, context)
+        except Exception as exc:  # grading must never take the whole class down
+            outcome = Outcome(0.0, f"Could not grade this answer ({type(exc).__name__}); ask your instructor.")
+        context.memo[key] = outcome
     return _item(q, given, outcome.score, outcome.feedback, outcome.pending)
 
 
