@@ -19,7 +19,7 @@ from ..quiz.answers import read_answer_sheet
 from ..quiz.code_answers import CodeAnswer, CodeEvaluator, prepare
 from ..quiz.grade import _is_blank, _zero_result, answer_path, grade_quiz
 from ..quiz.model import QuizFormatError
-from ..quiz.review import REVIEW_FILE, load_decisions, write_queue
+from ..quiz.review import QUEUE, REVIEW_FILE, load_decisions, write_queue
 from .results import QuizItem, QuizResult
 
 CODE_CACHE = Path(".state") / "quiz" / "code-verdicts.json"  # not .state/*.json: those are student results
@@ -50,7 +50,9 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
                   for sid, folder in folders.items()}
     finally:
         evaluator.close()
-    write_queue(out_dir, _queue(graded))
+    queue = _queue(graded)
+    if queue or (out_dir / QUEUE).exists():  # nothing to review and nothing to clear: OUT stays as it was
+        write_queue(out_dir, queue)
     return {sid: tuple(convert(result, folders[sid]) for result in results) for sid, results in graded.items()}
 
 

@@ -99,7 +99,9 @@ def write_queue(out_dir: Path, pending: dict[str, dict[str, dict[str, dict]]]) -
 def read_queue(out_dir: Path) -> dict:
     path = out_dir / QUEUE
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: run the grading into {out_dir} first")
+        if (out_dir / ".state").is_dir():
+            return {}  # graded, and no answer needed a person
+        raise FileNotFoundError(f"{out_dir} holds no graded class: run the grading into it first")
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -110,3 +110,6 @@ def test_bad_decisions_are_reported_and_stay_pending(tmp_path):
 def test_review_without_a_graded_folder_says_so(tmp_path):
     run = attnkit("review", str(tmp_path))
     assert run.returncode == 1 and "run the grading" in run.stderr
+    (tmp_path / ".state").mkdir()
+    run = attnkit("review", str(tmp_path))  # graded, nothing pending: an empty review file
+    assert run.returncode == 0 and "0 group(s)" in run.stderr
