@@ -5,13 +5,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 SUBMISSIONS ?=
 OUT ?=
+ROSTER ?=
 N ?= 200
 
 .PHONY: help setup test grade assignments check-assignments release gradescope bench sandbox-tools clean
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
-	@echo "make grade [SUBMISSIONS=dir OUT=dir]  grade a class (default: the bundled demo class)"
+	@echo "make grade [SUBMISSIONS=dir OUT=dir ROSTER=canvas-export.csv]  grade a class (default: the demo class)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
@@ -36,7 +37,7 @@ test: setup
 	$(PY) -m pytest -q
 
 grade: setup
-	$(PY) -m autograder.cli grade $(SUBMISSIONS) $(if $(OUT),--out "$(OUT)")
+	$(PY) -m autograder.cli grade $(SUBMISSIONS) $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")
 
 assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments

@@ -33,6 +33,7 @@ class QuizItem:
     score: float
     max_score: float
     feedback: str = ""
+    pending: bool = False        # waiting for the instructor's review: its points are neither earned nor lost yet
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class QuizResult:
     max_score: float
     items: tuple[QuizItem, ...] = ()
     problem: str | None = None
+    pending: float = 0.0         # points waiting for review (part of max_score, not of score)
 
 
 @dataclass(frozen=True)
