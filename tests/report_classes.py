@@ -107,3 +107,19 @@ def diagnosed_class() -> list[StudentResult]:
                                                       "output": "A grader problem, not in your code."}}),
                 [answers("111110")]),
     ]
+
+
+def large_quiz_class(students: int = 40, items: int = 14, seed: int = 7) -> list[StudentResult]:
+    """A class big enough for item statistics: answers drawn from a one-parameter logistic model (abler
+    students get more right), except the last item, answered by a coin toss."""
+    import math
+    import random
+
+    rng = random.Random(seed)
+    results = []
+    for index in range(students):
+        ability = rng.gauss(0.0, 1.2)
+        scores = [float(rng.random() < 1 / (1 + math.exp(-(ability - (k - items / 2) / 3)))) for k in range(items - 1)]
+        scores.append(float(rng.random() < 0.5))
+        results.append(student(f"s{index + 1:02d}", kit(), [quiz(scores, quiz_id="attention")]))
+    return results

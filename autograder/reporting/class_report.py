@@ -28,6 +28,10 @@ tr.group th { background: #e4ecf7; }
 pre { white-space: pre-wrap; max-height: 15em; overflow: auto; background: #f7f7f7; padding: .5em; }
 img { max-width: 100%; }
 nav ul { columns: 2; padding-left: 1.2em; }
+code.small { font-size: .8em; color: #555; }
+td.wide { width: 55%; }
+.side-by-side { display: flex; flex-wrap: wrap; gap: 0 2.5em; align-items: flex-start; }
+.side-by-side h3 { margin-bottom: .2em; }
 details > summary { cursor: pointer; }
 """ + heatmap.CSS
 
@@ -98,8 +102,14 @@ def heatmap_section(results: list[StudentResult]) -> str:
 def distribution_section(results: list[StudentResult]) -> str:
     if not results:
         return ""
-    return '<h2 id="distribution">Score distribution</h2>' + image(plots.score_histogram_png([percent(r) for r in results]),
-                                                 "histogram of total scores")
+    chart = plots.score_histogram_png([percent(r) for r in results])
+    return '<h2 id="distribution">Score distribution</h2>' + image(chart, "histogram of total scores")
+
+
+def check_cell(name: str, test_id: str, visibility: str = "visible") -> str:
+    """A check's name, with its function (to find it in the graders) and its visibility when not visible."""
+    shown = "" if visibility == "visible" else f' <span class="muted">({esc(visibility)})</span>'
+    return f'{esc(name)}{shown}<br><code class="small">{esc(test_id.split("::")[-1])}</code>'
 
 
 def pass_rate_section(results: list[StudentResult]) -> str:
@@ -114,15 +124,14 @@ def pass_rate_section(results: list[StudentResult]) -> str:
     for s in stats:
         if (s.assignment, s.question) != group:
             group = (s.assignment, s.question)
-            rows.append(f'<tr class="group"><th colspan="8">{esc(s.assignment)} / {esc(s.question)}</th></tr>')
-        rows.append([esc(s.name), f"<code>{esc(s.test_id.split('::')[-1])}</code>", esc(s.visibility),
-                     esc(", ".join(targets.get(s.test_id, ()))), num(s.passed), num(s.failed), num(s.grader_errors),
+            rows.append(f'<tr class="group"><th colspan="6">{esc(s.assignment)} / {esc(s.question)}</th></tr>')
+        rows.append([check_cell(s.name, s.test_id, s.visibility), esc(", ".join(targets.get(s.test_id, ()))),
+                     num(s.passed), num(s.failed), num(s.grader_errors),
                      num(None if s.pass_rate is None else 100 * s.pass_rate, "{:.0f}%")])
     return ('<h2 id="tests">Pass rate of every grader test</h2><p class="muted">Grouped by assignment / question. '
             "Grader problems are left out of the pass rate. <em>Targets</em> are the test's tags: what it was "
             "written to catch, not what any student did.</p>" + chart
-            + table(["test", "function", "visibility", "targets", "passed", "failed", "grader problem", "pass rate"],
-                    rows))
+            + table(["test", "targets", "passed", "failed", "grader problem", "pass rate"], rows, "pass-rates"))
 
 
 def mistakes_section(results: list[StudentResult]) -> str:
@@ -154,13 +163,12 @@ def undiagnosed_section(results: list[StudentResult]) -> str:
     for entry in found:
         symptoms = "".join(f"<li><strong>{esc(student)}</strong>: {esc(symptom)}</li>"
                            for student, symptom in entry.students)
-        rows.append([esc(entry.test.question), esc(entry.test.name),
-                     f"<code>{esc(entry.test.test_id.split('::')[-1])}</code>", num(len(entry.students)),
-                     f"<details{' open' if len(entry.students) <= 3 else ''}>"
+        rows.append([f"<strong>{esc(entry.test.question)}</strong>: " + check_cell(entry.test.name, entry.test.test_id),
+                     num(len(entry.students)),
+                     f'<td class="wide"><details{" open" if len(entry.students) <= 3 else ""}>'
                      f"<summary>{esc(', '.join(s for s, _ in entry.students))}</summary>"
-                     f"<ul>{symptoms}</ul></details>"])
-    return head + table(["question", "check", "function", "students", "who, and what the check saw"], rows,
-                        "undiagnosed")
+                     f"<ul>{symptoms}</ul></details></td>"])
+    return head + table(["check", "students", "who, and what the check saw"], rows, "undiagnosed")
 
 
 def item_section(results: list[StudentResult]) -> str:
@@ -168,35 +176,43 @@ def item_section(results: list[StudentResult]) -> str:
     head = '<h2 id="items">Quiz item analysis</h2>'
     if not items:
         return head + "<p>No quizzes were graded.</p>"
+    quizzes: dict[str, list] = {}
+    for item in items:
+        quizzes.setdefault(item.quiz_id, []).append(item)
+    small = {quiz_id: quiz[0].takers for quiz_id, quiz in quizzes.items() if not quiz[0].shown}
     parts = [head]
-    for quiz_id in dict.fromkeys(i.quiz_id for i in items):
-        quiz = [i for i in items if i.quiz_id == quiz_id]
-        takers = quiz[0].takers
-        parts.append(f"<h3>Quiz {esc(quiz_id)} ({takers} student{'s' if takers != 1 else ''} with a readable "
-                     "answers file)</h3>")
-        if not quiz[0].shown:
-            parts.append(small_class_note(takers))
-            parts.append(table(["item", "max", "full marks"], [[f"<code>{esc(i.question_id)}</code>", num(i.max_score),
-                                                                 f'<td class="num">{i.full_marks} of {i.takers}</td>']
-                                                                for i in quiz], "item-counts"))
-            continue
+    if small:
+        parts.append(small_class_note(small))
+        counts = [f'<div><h3>Quiz {esc(quiz_id)}</h3>'
+                  + table(["item", "max", "full marks"], [[f"<code>{esc(i.question_id)}</code>", num(i.max_score),
+                                                           f'<td class="num">{i.full_marks} of {i.takers}</td>']
+                                                          for i in quizzes[quiz_id]], f"item-counts-{quiz_id}")
+                  + "</div>" for quiz_id in small]
+        parts.append(f'<div class="side-by-side">{"".join(counts)}</div>')
+    large = [quiz_id for quiz_id in quizzes if quiz_id not in small]
+    if large:
         parts.append(item_note())
+    for quiz_id in large:
+        quiz = quizzes[quiz_id]
+        parts.append(f"<h3>Quiz {esc(quiz_id)} ({quiz[0].takers} students with a readable answers file)</h3>")
         parts.append(image(plots.item_statistics_png(quiz), f"difficulty and discrimination of each item of {quiz_id}"))
         rows = [[f"<code>{esc(i.question_id)}</code>", num(i.max_score), num(i.takers), num(i.difficulty, "{:.2f}"),
                  num(i.discrimination, "{:.2f}"), '<span class="flag">low discrimination</span>' if i.flagged else ""]
                 for i in quiz]
-        parts.append(table(["item", "max", "students", "difficulty", "discrimination", "flag"], rows, "item-stats"))
+        parts.append(table(["item", "max", "students", "difficulty", "discrimination", "flag"], rows,
+                           f"item-stats-{quiz_id}"))
     return "".join(parts)
 
 
-def small_class_note(takers: int) -> str:
-    return (f'<p class="item-stats-hidden">Difficulty and discrimination are hidden: they are shown only from '
-            f"{ITEM_STATS_MIN_TAKERS} students with a readable answers file, and this quiz has {takers}. Below that "
-            "the sampling error of a correlation (about 1/&radic;(n&minus;1): 0.58 for 4 students, 0.33 for 10, "
-            f"0.19 for 30) is larger than the gap between an item that separates no one (0) and the flag line "
-            f"({LOW_DISCRIMINATION}), so a flag would mostly report chance: a good item (true discrimination 0.4) "
-            "would be flagged in about 4 classes of 10 at 4 students, 3 in 10 at 10 students, 1 in 8 at 30. "
-            "The counts below are facts about these students, not estimates.</p>")
+def small_class_note(takers: dict[str, int]) -> str:
+    which = ", ".join(f"{esc(quiz_id)} ({n})" for quiz_id, n in takers.items())
+    return (f'<p class="item-stats-hidden"><strong>Difficulty and discrimination are hidden</strong> for quizzes '
+            f"answered by fewer than {ITEM_STATS_MIN_TAKERS} students with a readable answers file; here: {which}. "
+            "Below that size the sampling error of a correlation (about 1/&radic;(n&minus;1): 0.58 for 4 students, "
+            f"0.33 for 10, 0.19 for 30) is larger than the gap between an item that separates no one (0) and the "
+            f"flag line ({LOW_DISCRIMINATION}), so a flag would mostly report chance: a good item (true "
+            "discrimination 0.4) would be flagged in about 4 classes in 10 at 4 students, 3 in 10 at 10 students, "
+            "1 in 8 at 30. The counts below are facts about these students, not estimates.</p>")
 
 
 def item_note() -> str:

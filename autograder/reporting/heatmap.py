@@ -25,9 +25,11 @@ LEGEND = {
     GRADER_PROBLEM: "a check hit a grader problem: not a score, regrade once fixed",
 }
 CSS = """
-table.heatmap td.cell { text-align: center; min-width: 3.2em; font-variant-numeric: tabular-nums; }
+.heatmap-frame { overflow-x: auto; }
+table.heatmap { font-size: .9em; }
+table.heatmap td.cell { text-align: center; min-width: 2.6em; padding: .2em .25em; font-variant-numeric: tabular-nums; }
 table.heatmap th.q { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap;
-  font-weight: normal; padding: .4em .2em; vertical-align: bottom; }
+  font-weight: normal; padding: .4em .15em; vertical-align: bottom; }
 table.heatmap td.student { white-space: nowrap; }
 .not-attempted { background: #e0e0e0; color: #555; }
 .unreadable { background: repeating-linear-gradient(45deg, #bdbdbd 0 4px, #ffffff 4px 8px); font-weight: bold; }
@@ -149,8 +151,8 @@ def heatmap_html(results: list[StudentResult]) -> str:
         body.append(f'<tr data-student="{esc(result.student_id)}"><td class="student">{esc(result.student_id)}</td>'
                     + "".join(cell_html(c, result.student_id, q) for c, (_, q) in zip(cells, cols))
                     + f'<td class="num">{result.score:g} / {result.max_score:g} ({percent(result):.0f}%)</td></tr>')
-    return (f'<table class="heatmap" id="heatmap"><thead>{head}</thead><tbody>{"".join(body)}</tbody>'
-            f"{footer(rows, len(cols))}</table>" + legend_html())
+    return (f'<div class="heatmap-frame"><table class="heatmap" id="heatmap"><thead>{head}</thead>'
+            f'<tbody>{"".join(body)}</tbody>{footer(rows, len(cols))}</table></div>' + legend_html())
 
 
 def footer(rows: list[tuple[StudentResult, list[Cell]]], width: int) -> str:

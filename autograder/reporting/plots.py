@@ -138,6 +138,7 @@ def item_statistics_figure(items: Sequence[ItemStats]) -> Figure:
             if item.discrimination is None:
                 right.text(0.02, position, "undefined", va="center", fontsize=6, color="#666")
         right.set_xlim(-1, 1)
+        right.set_xticks([-1, -0.5, 0, 0.5, 1])
         right.set_xlabel("discrimination (corrected point-biserial)")
         right.tick_params(axis="y", left=False)
     return build(draw, 7.5, 1.1 + 0.2 * len(labels), columns=2)
