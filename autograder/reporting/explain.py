@@ -86,9 +86,13 @@ def failure_lines(test: TestResult, plan: Plan) -> list[str]:
     for mistake in here:
         lines.append(f"Mistake: {sentence(mistake.diagnosis.title)} Evidence: {sentence(mistake.diagnosis.evidence)}")
         others = [t for t in mistake.tests if t is not test]
+        named = [f"{label(t)} ({points(t.points_lost)})" for t in others if t.visibility != "hidden"]
+        unnamed = [t for t in others if t.visibility == "hidden"]  # never name a hidden check to the student
+        if unnamed:
+            named.append(f"{count(len(unnamed), 'hidden check')} "
+                         f"({points(round(sum(t.points_lost for t in unnamed), 6))})")
         if others:
-            where = "; ".join(f"{label(t)} ({points(t.points_lost)})" for t in others)
-            lines.append(f"The same mistake also fails: {where}. It costs {points(mistake.points_lost)} "
+            lines.append(f"The same mistake also fails: {'; '.join(named)}. It costs {points(mistake.points_lost)} "
                          f"in {len(mistake.tests)} checks.")
     for mistake in elsewhere:
         lines.append(f"Same mistake as in \"{label(mistake.anchor)}\" ({mistake.diagnosis.title}), explained "
