@@ -1,8 +1,9 @@
 """pytest plugin: hidden tests run here, in the trusted process, once collected for a whole shard.
 
 Each test is parametrised by a session-scoped `submission`, so pytest collects once and groups
-the items student by student. Points, visibility and misconception tags are markers. When the
-last test of a student reports, that student's result file is written atomically.
+the items student by student. Points, visibility and tags (what a test targets) are markers; the
+diagnoses of a failure travel on its StudentFault (docs/diagnosis.md). When the last test of a student
+reports, that student's result file is written atomically.
 """
 from __future__ import annotations
 
