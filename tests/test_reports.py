@@ -492,7 +492,7 @@ def test_report_counts_diagnosed_students_and_lists_the_undiagnosed_apart():
     assert list(mistakes) == ["mask-after-softmax", "scale-by-dk", "mask-after-softmax-renormalised"]
     assert mistakes["mask-after-softmax"][2:5] == ["2", "ben, cy", "eve"]  # made: ben, cy; possibly: eve
     assert mistakes["scale-by-dk"][2:4] == ["1", "cy"]
-    assert mistakes["mask-after-softmax-renormalised"][2:5] == ["0", "", "eve"]
+    assert mistakes["mask-after-softmax-renormalised"][2:5] == ["0", "—", "eve"]
     everyone_listed = " ".join(" ".join(row) for row in mistakes.values())
     assert "dee" not in everyone_listed  # dee's failures matched no mistake model
     assert "graph cut" not in everyone_listed and "inverted mask" not in everyone_listed  # tags are not mistakes

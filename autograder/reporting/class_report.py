@@ -144,8 +144,9 @@ def mistakes_section(results: list[StudentResult]) -> str:
     if not mistakes:
         return head + '<p id="no-diagnoses">No failed check named a mistake.</p>'
     chart = image(plots.mistakes_png(mistakes[:15]), "bar chart of students per diagnosed mistake")
-    rows = [[esc(m.title), f"<code>{esc(m.mistake)}</code>", num(len(m.made)), esc(", ".join(m.made)),
-             esc(", ".join(m.possible)) or '<span class="muted">—</span>',
+    none = '<span class="muted">—</span>'
+    rows = [[esc(m.title), f"<code>{esc(m.mistake)}</code>", num(len(m.made)), esc(", ".join(m.made)) or none,
+             esc(", ".join(m.possible)) or none,
              "<br>".join(f"<code>{esc(t.split('::')[-1])}</code>" for t in m.tests)] for m in mistakes]
     return head + chart + table(["mistake", "id", "students", "made it", "possibly", "named by checks"], rows,
                                 "diagnoses")
@@ -165,8 +166,8 @@ def undiagnosed_section(results: list[StudentResult]) -> str:
                            for student, symptom in entry.students)
         rows.append([f"<strong>{esc(entry.test.question)}</strong>: " + check_cell(entry.test.name, entry.test.test_id),
                      num(len(entry.students)),
-                     f'<td class="wide"><details{" open" if len(entry.students) <= 3 else ""}>'
-                     f"<summary>{esc(', '.join(s for s, _ in entry.students))}</summary>"
+                     f'<td class="wide"><ul>{symptoms}</ul></td>' if len(entry.students) <= 3 else
+                     f'<td class="wide"><details><summary>{esc(", ".join(s for s, _ in entry.students))}</summary>'
                      f"<ul>{symptoms}</ul></details></td>"])
     return head + table(["check", "students", "who, and what the check saw"], rows, "undiagnosed")
 

@@ -32,7 +32,8 @@ table.heatmap th.q { writing-mode: vertical-rl; transform: rotate(180deg); white
   font-weight: normal; padding: .4em .15em; vertical-align: bottom; }
 table.heatmap td.student { white-space: nowrap; }
 .not-attempted { background: #e0e0e0; color: #555; }
-.unreadable { background: repeating-linear-gradient(45deg, #bdbdbd 0 4px, #ffffff 4px 8px); font-weight: bold; }
+.unreadable { background: repeating-linear-gradient(45deg, #bdbdbd 0 4px, #ffffff 4px 8px); font-weight: bold;
+  text-shadow: 0 0 2px #fff, 0 0 3px #fff; }
 .grader-problem { background: #3b3b3b; color: #fff; font-weight: bold; }
 .legend { display: flex; flex-wrap: wrap; gap: .4em 1.2em; align-items: center; margin: .3em 0 1.2em; }
 .legend .swatch { display: inline-block; min-width: 3.2em; text-align: center; border: 1px solid #ccc;
