@@ -1,10 +1,16 @@
-"""How a hidden test hands diagnoses to the result model: through StudentFault, graded by the real engine."""
+"""The diagnosis interface: the result model (and files written before it), and how a hidden test hands
+diagnoses to it through StudentFault, graded by the real engine."""
 from __future__ import annotations
+
+import json
 
 import pytest
 
-from autograder.grading.results import FAILED, GRADER_ERROR, Diagnosis
-from tests.classroom import grade, solution_text, stub_text, write_class
+from autograder.grading.results import FAILED, FORMAT_VERSION, GRADER_ERROR, Diagnosis, StudentResult, load, save
+from autograder.reporting.class_report import class_report_html
+from autograder.reporting.feedback import feedback_markdown
+from tests.classroom import grade, stub_text, write_class
+from tests.report_classes import diagnosed_class
 
 GRADERS = '''
 import pytest
@@ -103,3 +109,41 @@ def test_malformed_diagnosis_is_a_grader_problem_not_a_cause(graded):
 def test_untouched_stub_is_not_attempted_and_not_diagnosed(graded):
     test = graded["test_not_attempted_part"]
     assert test.status == FAILED and not test.attempted and test.diagnoses == ()
+
+
+# ---------- the result model: diagnoses, and result files written before them ----------
+
+FORMAT_2_RESULT = {  # a result file as format 2 wrote it: no diagnoses, no unreadable
+    "student_id": "old", "format_version": 2, "fingerprint": "abc", "isolation": "bwrap", "printed": "",
+    "notes": [], "problems": [], "quizzes": [{"quiz_id": "q", "score": 1.0, "max_score": 2.0, "problem": None,
+                                              "items": [{"question_id": "q-01", "score": 1.0, "max_score": 2.0,
+                                                         "feedback": ""}]}],
+    "tests": [{"test_id": "attention_scores::test_x", "name": "x works", "assignment": "attention_scores",
+               "question": "dot_scores", "score": 0.0, "max_score": 2.0, "status": "failed", "output": "off by 1",
+               "visibility": "visible", "tags": ["wrong transpose"], "grader_detail": "", "attempted": True}]}
+
+
+def test_result_files_of_format_2_still_load(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(FORMAT_2_RESULT), encoding="utf-8")
+    old = load(path)
+    assert old.tests[0].diagnoses == () and old.tests[0].tags == ("wrong transpose",) and old.unreadable == ()
+    assert old.score == 1.0 and old.format_version == FORMAT_VERSION == 3
+    assert "Failed for no diagnosed reason" in class_report_html([old]) and feedback_markdown(old)
+    newer = dict(FORMAT_2_RESULT, format_version=FORMAT_VERSION + 1)
+    with pytest.raises(ValueError, match="newer"):  # a later kit's file is regraded, never half-read
+        StudentResult.from_dict(newer)
+
+
+def test_results_with_diagnoses_round_trip(tmp_path):
+    result = diagnosed_class()[1]
+    save(result, tmp_path / "ben.json")
+    assert load(tmp_path / "ben.json") == result
+    assert json.loads((tmp_path / "ben.json").read_text())["tests"][3]["diagnoses"][0]["mistake"] == "mask-after-softmax"
+
+
+@pytest.mark.parametrize("fields", [("Mask After", "t", "e"), ("mask_after", "t", "e"), ("", "t", "e"),
+                                    ("mask-after", " ", "e"), ("mask-after", "t", ""), ("mask-after", "t", None)])
+def test_a_diagnosis_needs_an_id_a_title_and_evidence(fields):
+    with pytest.raises(ValueError):
+        Diagnosis(*fields)

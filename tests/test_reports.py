@@ -8,19 +8,16 @@ import base64
 import csv
 import html
 import io
-import json
 import math
 import re
 import subprocess
 import sys
-from html.parser import HTMLParser
 from itertools import combinations
 
 import pytest
 
 from autograder import paths
-from autograder.grading.results import (FAILED, FORMAT_VERSION, GRADER_ERROR, PASSED, Diagnosis, StudentResult,
-                                        load, save)
+from autograder.grading.results import GRADER_ERROR, PASSED, Diagnosis, StudentResult, load
 from autograder.grading.results import TestResult as CheckResult  # aliased so pytest does not collect it
 from autograder.reporting import plots
 from autograder.reporting.canvas import STUDENT_COLUMNS, canvas_csv
@@ -30,8 +27,8 @@ from autograder.reporting.feedback import feedback_markdown
 from autograder.reporting.gradescope import results_json
 from autograder.reporting.summary import plain_summary
 from tests import report_screenshots
-from tests.report_classes import (DIVIDE_BY_DK, MASK_AFTER, RENORMALISED, check, diagnosed_class, kit,
-                                  large_quiz_class, quiz, student)
+from tests.html_tree import Node, parse_html
+from tests.report_classes import MASK_AFTER, RENORMALISED, check, diagnosed_class, quiz, student
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 CANVAS_RESERVED = ("Current Score", "Current Points", "Current Grade", "Final Score", "Final Points",
@@ -53,67 +50,6 @@ def table_row(report: str, first_cell: str) -> str:
     match = re.search(rf"<tr><td>{re.escape(first_cell)}</td>.*?</tr>", report)
     assert match, f"no table row starting with {first_cell!r}"
     return match.group(0)
-
-
-class Node:
-    def __init__(self, tag: str, attrs: dict[str, str | None]) -> None:
-        self.tag, self.attrs, self.children = tag, attrs, []
-
-    def text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-
-    def matches(self, tag: str | None, attrs: dict[str, str]) -> bool:
-        """class_="x": x is one of the classes; any other name_with_underscores is the attribute name-with-dashes."""
-        return (tag is None or self.tag == tag) and all(
-            value in self.classes() if name == "class_" else self.attrs.get(name.replace("_", "-")) == value
-            for name, value in attrs.items())
-
-    def iter(self, tag: str | None = None, **attrs: str):
-        for child in self.children:
-            if isinstance(child, Node):
-                if child.matches(tag, attrs):
-                    yield child
-                yield from child.iter(tag, **attrs)
-
-    def find(self, tag: str | None = None, **attrs: str) -> "Node":
-        found = next(self.iter(tag, **attrs), None)
-        assert found is not None, f"no <{tag}> with {attrs}"
-        return found
-
-    def classes(self) -> set[str]:
-        return set((self.attrs.get("class") or "").split())
-
-
-class TreeBuilder(HTMLParser):
-    """A document tree from the standard library's HTML parser, insisting that every element is closed in
-    order: a report that only renders because browsers forgive broken markup fails here."""
-    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#document", {})
-        self.stack = [self.root]
-
-    def handle_starttag(self, tag, attrs):
-        node = Node(tag, dict(attrs))
-        self.stack[-1].children.append(node)
-        if tag not in self.VOID:
-            self.stack.append(node)
-
-    def handle_endtag(self, tag):
-        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
-        self.stack.pop()
-
-    def handle_data(self, data):
-        self.stack[-1].children.append(data)
-
-
-def parse_html(text: str) -> Node:
-    builder = TreeBuilder()
-    builder.feed(text)
-    builder.close()
-    assert builder.stack == [builder.root], f"unclosed: {[n.tag for n in builder.stack[1:]]}"
-    return builder.root
 
 
 def heatmap_cells(document: Node) -> dict[str, dict[str, Node]]:
@@ -389,44 +325,6 @@ def test_charts_are_png_and_deterministic():
     first = plots.score_histogram_png([0, 35.5, 100])
     assert first.startswith(PNG_MAGIC) and first == plots.score_histogram_png([0, 35.5, 100])
     assert b"Software" not in first
-
-
-# ---------- (g) the result model: diagnoses, and result files written before them ----------
-
-FORMAT_2_RESULT = {  # a result file as format 2 wrote it: no diagnoses, no unreadable
-    "student_id": "old", "format_version": 2, "fingerprint": "abc", "isolation": "bwrap", "printed": "",
-    "notes": [], "problems": [], "quizzes": [{"quiz_id": "q", "score": 1.0, "max_score": 2.0, "problem": None,
-                                              "items": [{"question_id": "q-01", "score": 1.0, "max_score": 2.0,
-                                                         "feedback": ""}]}],
-    "tests": [{"test_id": "attention_scores::test_x", "name": "x works", "assignment": "attention_scores",
-               "question": "dot_scores", "score": 0.0, "max_score": 2.0, "status": "failed", "output": "off by 1",
-               "visibility": "visible", "tags": ["wrong transpose"], "grader_detail": "", "attempted": True}]}
-
-
-def test_result_files_of_format_2_still_load(tmp_path):
-    path = tmp_path / "old.json"
-    path.write_text(json.dumps(FORMAT_2_RESULT), encoding="utf-8")
-    old = load(path)
-    assert old.tests[0].diagnoses == () and old.tests[0].tags == ("wrong transpose",) and old.unreadable == ()
-    assert old.score == 1.0 and old.format_version == FORMAT_VERSION == 3
-    assert "Failed for no diagnosed reason" in class_report_html([old]) and feedback_markdown(old)
-    newer = dict(FORMAT_2_RESULT, format_version=FORMAT_VERSION + 1)
-    with pytest.raises(ValueError, match="newer"):  # a later kit's file is regraded, never half-read
-        StudentResult.from_dict(newer)
-
-
-def test_results_with_diagnoses_round_trip(tmp_path):
-    result = diagnosed_class()[1]
-    save(result, tmp_path / "ben.json")
-    assert load(tmp_path / "ben.json") == result
-    assert json.loads((tmp_path / "ben.json").read_text())["tests"][3]["diagnoses"][0]["mistake"] == "mask-after-softmax"
-
-
-@pytest.mark.parametrize("fields", [("Mask After", "t", "e"), ("mask_after", "t", "e"), ("", "t", "e"),
-                                    ("mask-after", " ", "e"), ("mask-after", "t", ""), ("mask-after", "t", None)])
-def test_a_diagnosis_needs_an_id_a_title_and_evidence(fields):
-    with pytest.raises(ValueError):
-        Diagnosis(*fields)
 
 
 # ---------- (h) one fault, one explanation ----------
