@@ -8,7 +8,8 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench sandbox-tools clean
+.PHONY: help setup test grade assignments check-assignments release gradescope bench sandbox-tools clean \
+        report-screenshots
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
@@ -16,6 +17,7 @@ help:
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
+	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +55,11 @@ gradescope: $(STAMP)
 
 clean:
 	rm -rf out dist build *.egg-info
+
+# Needs chromium (apt-get install chromium). Writes out/screenshots/*.png: the demo class's report and
+# reports of in-memory classes that show every heatmap state, diagnoses and quiz item statistics.
+report-screenshots: grade
+	$(PY) -m tests.report_screenshots --out out/screenshots
 
 bench: setup
 	$(PY) bench/bench_grading.py --n $(N)
