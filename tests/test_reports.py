@@ -127,7 +127,8 @@ def test_demo_report_parses_with_heatmap_and_diagnoses(demo):
     margaret = cells["margaret"]
     assert {margaret[f"single_head_attention/{q}"].attrs["data-state"] for q in ("attention", "SingleHeadAttention")} \
         == {"not-attempted"}  # no file handed in
-    assert margaret["quizzes/attention"].attrs["data-state"] == "unreadable"  # invalid YAML
+    # invalid YAML, read one answer at a time: graded, not unreadable
+    assert margaret["quizzes/attention"].attrs["data-state"] == "score"
     assert {c.attrs["data-state"] for q, c in cells["alan"].items()} == {"not-attempted"}  # stubs, no answers
     legend = document.find("div", id="heatmap-legend").text()
     assert "not attempted" in legend and "could not be read" in legend and "grader problem" in legend
