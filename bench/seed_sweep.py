@@ -50,7 +50,7 @@ def students(only: set[str] | None) -> list[dict]:
         for path in sorted((CATALOGUE / kind).glob("*.py")):
             entry = load(path, f"sweep_{kind}_{path.stem}")
             text = entry.CODE
-            if kind == "wrong":
+            if kind == "wrong" or getattr(entry, "ON_REFERENCE", False):
                 reference = (paths.SOLUTIONS_DIR / entry.ASSIGNMENT / f"{entry.ASSIGNMENT}.py").read_text("utf-8")
                 text = reference + "\n\n" + entry.CODE
             found.append({"name": path.stem, "assignment": entry.ASSIGNMENT, "text": text,
@@ -77,11 +77,40 @@ class Fixtures:
         raise KeyError(f"the sweep does not know the fixture {name!r}")
 
 
+def hidden_tests(assignment: str) -> dict:
+    graders = load(paths.GRADERS_DIR / f"test_{assignment}.py", f"sweep_graders_{assignment}")
+    return {n: f for n, f in vars(graders).items() if n.startswith("test_") and callable(f)}
+
+
+def run_tests(server, fixtures: Fixtures, tests: dict, chosen: list[str], assignment: str, text: str,
+              first_failure: bool = False) -> dict[str, str]:
+    """Grade one file as the engine does (a fresh child), test by test: name -> "pass" | "fail" | error text."""
+    handle = StudentFile(server, SourceFile(assignment, f"{assignment}.py", (text,)))
+    outcomes = {}
+    try:
+        for name in chosen:
+            function = tests.get(name)
+            if function is None:
+                outcomes[name] = "no such hidden test"
+                continue
+            try:
+                function(*[fixtures.value(p, handle) for p in inspect.signature(function).parameters])
+                outcomes[name] = "pass"
+            except StudentFault:
+                outcomes[name] = "fail"
+                if first_failure:
+                    break
+            except Exception as exc:  # noqa: BLE001 - a grader bug: report it, keep going
+                outcomes[name] = f"grader error: {exc!r}"[:300]
+    finally:
+        handle.close()
+    return outcomes
+
+
 def sweep_one(student: dict, seeds: int) -> dict:
     """Runs in a worker process: one fork server, a fresh child per seed."""
     from autograder.sandbox import ForkServer
-    graders = load(paths.GRADERS_DIR / f"test_{student['assignment']}.py", f"sweep_graders_{student['assignment']}")
-    tests = {n: f for n, f in vars(graders).items() if n.startswith("test_") and callable(f)}
+    tests = hidden_tests(student["assignment"])
     chosen = student["tests"] or sorted(tests)
     fixtures = Fixtures()
     server = ForkServer()
@@ -90,22 +119,13 @@ def sweep_one(student: dict, seeds: int) -> dict:
     try:
         for shift in range(seeds):
             os.environ[SEED_SHIFT] = str(shift)
-            source = SourceFile(student["assignment"], f"{student['assignment']}.py", (student["text"],))
-            handle = StudentFile(server, source)
-            try:
-                for name in chosen:
-                    function = tests[name]
-                    args = [fixtures.value(p, handle) for p in inspect.signature(function).parameters]
-                    try:
-                        function(*args)
-                        outcomes[name]["pass"] += 1
-                    except StudentFault:
-                        outcomes[name]["fail"] += 1
-                    except Exception as exc:  # noqa: BLE001 - a grader bug: report it, keep sweeping
-                        outcomes[name]["error"] += 1
-                        outcomes[name]["first_error"] = outcomes[name]["first_error"] or f"seed {shift}: {exc!r}"[:300]
-            finally:
-                handle.close()
+            for name, outcome in run_tests(server, fixtures, tests, chosen, student["assignment"],
+                                           student["text"]).items():
+                if outcome in ("pass", "fail"):
+                    outcomes[name][outcome] += 1
+                else:
+                    outcomes[name]["error"] += 1
+                    outcomes[name]["first_error"] = outcomes[name]["first_error"] or f"seed {shift}: {outcome}"
     finally:
         server.close()
         os.environ.pop(SEED_SHIFT, None)

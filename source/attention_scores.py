@@ -618,10 +618,11 @@ def test_attention_weights_softmax(student):
     """attention_weights is a softmax over the keys (last dim): rows sum to 1"""
     for B, T_q, T_k, _ in SHAPES + EDGE_SHAPES:
         (scores,) = inputs(15, (B, T_q, T_k))
-        got = expect.within(student.call("attention_weights", scores), weights_reference(scores),
+        want = weights_reference(scores)
+        got = expect.within(student.call("attention_weights", scores), want,
                             f"attention_weights at B={B}, T_q={T_q}, T_k={T_k}",
                             "Softmax over the keys: F.softmax(scores, dim=-1).")
-        expect.rows_sum_to_one(got, "attention_weights", "Normalise over the last dimension (the keys).")
+        expect.rows_sum_to_one(got, "attention_weights", "Normalise over the last dimension (the keys).", want)
 
 
 @pytest.mark.question("attention_weights")
@@ -639,9 +640,10 @@ def test_attention_weights_mask(student):
         what = f"attention_weights with {kind}"
         reply = student.run("attention_weights", scores, mask, check_inputs=True)
         got = expect.shape(reply.output, tuple(scores.shape), what)
+        want = weights_reference(scores, allowed)
         expect.masked_are_zero(got, allowed, what, MASK_HINT)
-        expect.rows_sum_to_one(got, what, "Mask before softmax; do not zero weights afterwards.")
-        expect.within(got, weights_reference(scores, allowed), what)
+        expect.rows_sum_to_one(got, what, "Mask before softmax; do not zero weights afterwards.", want)
+        expect.within(got, want, what)
         if any(reply.inputs_changed):
             raise StudentFault(f"{what} modified the scores passed in: mask with masked_fill (a new tensor), "
                                "not masked_fill_.")
@@ -847,9 +849,9 @@ SATURATION_DIMS = (8, 64, 256)
 
 
 def saturation_inputs(d):
-    # 1024 query rows against 16 keys: the entropy SD across seeds is about 0.016 nats, well inside the
+    # 512 query rows against 16 keys: the entropy SD across seeds is about 0.023 nats, well inside the
     # 0.1-nat margins below. The child rebuilds these from their seeds; the parent makes the same tensors.
-    return randn(16, 64, d, seed=100 + d), randn(16, 16, d, seed=200 + d)
+    return randn(16, 32, d, seed=100 + d), randn(16, 16, d, seed=200 + d)
 
 
 class Experiment:
@@ -934,7 +936,7 @@ def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
 def test_score_gradient_shrinks_when_saturated(student):
     """The gradient through softmax shrinks for raw d_k=256 scores compared with scaled ones"""
     run = Experiment(student, seeded_made)
-    seed = randn(16, 64, 16, seed=7)
+    seed = randn(16, 32, 16, seed=7)
     norms = {}
     for name in ("dot_scores", "scaled_dot_scores"):
         scores, _ = run.scores(name, 256)

@@ -76,7 +76,7 @@ def check_attention_reply(output_weights, ref, allowed, what, hint=""):
                            "weights are (B, T_q, T_k).")
     if allowed is not None:
         expect.masked_are_zero(weights, allowed.expand(weights.shape), what, MASK_HINT)
-        expect.rows_sum_to_one(weights, what, "Mask before softmax, not after.")
+        expect.rows_sum_to_one(weights, what, "Mask before softmax, not after.", want_w)
     expect.within(weights, want_w, f"the weights of {what}", hint or "Scores are Q K^T / sqrt(d_k) with "
                   "d_k = K.shape[-1]; softmax over the keys (dim=-1).")
     expect.within(output, want_out, f"the output of {what}", hint or "Mix the values: output = weights @ V.")

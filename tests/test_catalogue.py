@@ -53,9 +53,9 @@ def hidden_test_names(assignment: str) -> set[str]:
 
 def student_text(name: str) -> str:
     """A wrong entry is the reference file with its wrong definitions appended (later definitions win);
-    a correct entry is a complete file."""
+    a correct entry is a complete file, or (ON_REFERENCE = True) its definitions appended the same way."""
     entry = ENTRIES[name]
-    if name in WRONG:
+    if name in WRONG or getattr(entry, "ON_REFERENCE", False):
         return solution_text(entry.ASSIGNMENT) + "\n\n" + entry.CODE
     return entry.CODE
 

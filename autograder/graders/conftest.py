@@ -39,7 +39,7 @@ def saturation_reference(ref_scores):
 def saturation_entropies(ref_scores) -> dict:
     raw, scaled = [], []
     for d in (8, 64, 256):
-        Q = seeded_randn([16, 64, d], probe_seed(100 + d), "float32").double()  # what the student's code receives
+        Q = seeded_randn([16, 32, d], probe_seed(100 + d), "float32").double()  # what the student's code receives
         K = seeded_randn([16, 16, d], probe_seed(200 + d), "float32").double()
         for scores, into in ((ref_scores.dot_scores(Q, K), raw), (ref_scores.scaled_dot_scores(Q, K), scaled)):
             weights = torch.softmax(scores, dim=-1)
