@@ -156,7 +156,9 @@ def test_untouched_stubs_score_zero(graded):
     result = graded["results"][STUBS]
     assert result.tests and result.max_score > 0
     assert {t.test_id for t in result.tests if t.score != 0} == set()
-    assert {t.test_id for t in result.tests if t.status != "failed"} == set()
+    # Zero-point tests (the instructor's circumvention flag) pass for a file that does nothing suspicious.
+    assert {t.test_id for t in result.tests if t.status != "failed" and t.max_score > 0} == set()
+    assert {t.test_id for t in result.tests if t.status == "failed" and t.attempted} == set()
 
 
 def test_reference_solutions_get_full_marks(graded):

@@ -24,7 +24,10 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 
 FUSED = re.compile(r"scaled_dot_product|multi_head_attention|flex_attention|transformer_encoder_layer"
-                   r"|_native_multi_head|_flash_attention|_efficient_attention|cudnn_attention")
+                   r"|_native_multi_head|_flash_attention|_efficient_attention|cudnn_attention|_fused_sdp"
+                   # the math path of scaled_dot_product_attention, once decomposed, is plain bmm and softmax,
+                   # except for this one kernel, which only it uses (F.softmax is aten._softmax)
+                   r"|_safe_softmax")
 
 
 class _FunctionWatch(TorchFunctionMode):
@@ -43,11 +46,16 @@ class _DispatchWatch(TorchDispatchMode):
     def __init__(self, seen: set) -> None:
         super().__init__()
         self.seen = seen
+        self.bypassed = False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = str(func)
         if FUSED.search(name):
             self.seen.add(name)
+        if torch._C._is_torch_function_all_disabled():
+            # torch._C.DisableTorchFunction() hides every torch-level call from the function watch;
+            # nothing in the exercises (or in PyTorch's eager code they use) needs it.
+            self.bypassed = True
         return func(*args, **(kwargs or {}))
 
 
@@ -70,7 +78,7 @@ class Watch:
         return self._function in functions and self._dispatch in _get_current_dispatch_mode_stack()
 
     def __exit__(self, *exc) -> None:
-        self.intact = self._still_on()
+        self.intact = self._still_on() and not self._dispatch.bypassed
         for mode in (self._dispatch, self._function):
             try:
                 mode.__exit__(None, None, None)
