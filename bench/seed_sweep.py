@@ -117,6 +117,8 @@ def run_tests(server, fixtures: Fixtures, tests: dict, chosen: list[str], assign
 def sweep_one(student: dict, seeds: int) -> dict:
     """Runs in a worker process: one fork server, a fresh child per seed."""
     from autograder.sandbox import ForkServer
+    import torch
+    torch.set_num_threads(1)  # as in grading (autograder/graders/conftest.py)
     tests = hidden_tests(student["assignment"])
     chosen = student["tests"] or sorted(tests)
     fixtures = Fixtures()
