@@ -38,7 +38,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading.circumvention import circumvention
-from autograder.grading.student import StudentFault, randn, seeded_generator, seeded_inputs as inputs
+from autograder.grading.student import NotAttempted, StudentFault, randn, seeded_generator, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("attention_scores")
 
@@ -77,7 +77,9 @@ def far_below_zero(scores, allowed, seed):
 @pytest.mark.tags("probe circumvention")
 def test_file_leaves_the_kernel_watch_alone(student):
     """Flagged for the instructor, no points: the file does not reach for tools that hide what code runs"""
-    found = circumvention(student.source.text) if student.source.problem is None else ()
+    if student.source.problem is not None:
+        raise NotAttempted(student.source.problem)
+    found = circumvention(student.source.text)
     if found:
         raise StudentFault(f"Flagged for your instructor (no points are taken for this flag): your file uses "
                            f"{', '.join(found)}, which no exercise needs and which can switch off the grader's "
