@@ -37,8 +37,9 @@ import pytest
 import torch
 
 from autograder.grading import expect, tolerance as tol
-from autograder.grading.circumvention import circumvention
-from autograder.grading.student import NotAttempted, StudentFault, randn, seeded_generator, seeded_inputs as inputs
+from autograder.grading import circumvention
+from autograder.grading.probes import random_mask
+from autograder.grading.student import StudentFault, randn, seeded_generator, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("attention_scores")
 
@@ -51,13 +52,6 @@ EDGE_SHAPES = [(1, 1, 4, 9), (2, 6, 6, 6)]
 
 def scores_reference(Q, K, scale=1.0):
     return tol.scaled(*tol.matmul(Q, K.double().transpose(-2, -1)), scale)
-
-
-def random_mask(seed, *shape):
-    """A 0/1 pattern in which every row keeps at least one key (fully masked rows are out of scope)."""
-    allowed = torch.rand(*shape, generator=seeded_generator(seed)) > 0.45
-    allowed[..., torch.randint(shape[-1], (1,), generator=seeded_generator(seed + 1)).item()] = True
-    return allowed
 
 
 def mask_forms(allowed):
@@ -77,13 +71,7 @@ def far_below_zero(scores, allowed, seed):
 @pytest.mark.tags("probe circumvention")
 def test_file_leaves_the_kernel_watch_alone(student):
     """Flagged for the instructor, no points: the file does not reach for tools that hide what code runs"""
-    if student.source.problem is not None:
-        raise NotAttempted(student.source.problem)
-    found = circumvention(student.source.text)
-    if found:
-        raise StudentFault(f"Flagged for your instructor (no points are taken for this flag): your file uses "
-                           f"{', '.join(found)}, which no exercise needs and which can switch off the grader's "
-                           "check for fused attention kernels.")
+    circumvention.flag(student)
 
 # %% [markdown] exercise="dot_scores"
 # ## 1. Dot-product score

@@ -7,8 +7,9 @@ import pytest
 import torch
 
 from autograder.grading import expect, tolerance as tol
-from autograder.grading.circumvention import circumvention
-from autograder.grading.student import NotAttempted, StudentFault, seeded_generator, seeded_inputs as inputs
+from autograder.grading import circumvention
+from autograder.grading.probes import padding, random_mask
+from autograder.grading.student import StudentFault, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("single_head_attention")
 
@@ -25,17 +26,6 @@ def pair(reply_output, what):
     if not isinstance(reply_output, (list, tuple)) or len(reply_output) != 2:
         raise StudentFault(f"{what} should return a tuple (output, weights), got {type(reply_output).__name__}.")
     return reply_output
-
-
-def random_mask(seed, *shape):
-    """A 0/1 pattern whose rows differ; every row keeps at least one key (fully masked rows are out of scope)."""
-    allowed = torch.rand(*shape, generator=seeded_generator(seed)) > 0.45
-    allowed[..., torch.randint(shape[-1], (1,), generator=seeded_generator(seed + 1)).item()] = True
-    return allowed
-
-
-def padding(lengths, T_k):
-    return (torch.arange(T_k)[None, :] < torch.tensor(lengths)[:, None]).unsqueeze(1)
 
 
 def check_attention_reply(output_weights, ref, allowed, what, hint=""):
@@ -57,13 +47,7 @@ def check_attention_reply(output_weights, ref, allowed, what, hint=""):
 @pytest.mark.tags("probe circumvention")
 def test_file_leaves_the_kernel_watch_alone(student):
     """Flagged for the instructor, no points: the file does not reach for tools that hide what code runs"""
-    if student.source.problem is not None:
-        raise NotAttempted(student.source.problem)
-    found = circumvention(student.source.text)
-    if found:
-        raise StudentFault(f"Flagged for your instructor (no points are taken for this flag): your file uses "
-                           f"{', '.join(found)}, which no exercise needs and which can switch off the grader's "
-                           "check for fused attention kernels.")
+    circumvention.flag(student)
 
 
 @pytest.mark.question("attention")

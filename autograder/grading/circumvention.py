@@ -45,3 +45,15 @@ def circumvention(source: str) -> tuple[str, ...]:
             if node.value in TOOLS or node.value in GRADER_MODULES - {"inputs"}:  # "inputs" is a common word
                 found.add(repr(node.value))
     return tuple(sorted(found))
+
+
+def flag(student) -> None:
+    """The zero-point hidden test of each assignment: flag a file that reaches for the tools above."""
+    from .student import NotAttempted, StudentFault
+    if student.source.problem is not None:
+        raise NotAttempted(student.source.problem)
+    found = circumvention(student.source.text)
+    if found:
+        raise StudentFault(f"Flagged for your instructor (no points are taken for this flag): your file uses "
+                           f"{', '.join(found)}, which no exercise needs and which can switch off the grader's "
+                           "check for fused attention kernels.")
