@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ..paths import GRADERS_DIR
-from ..sandbox import ForkServer, SandboxConfig
+from ..sandbox import ForkServer, SandboxConfig, SandboxLimits
 from .plugin import GradingPlugin
 from .submissions import SourceFile, Submission, result_stem
 
@@ -72,7 +72,8 @@ def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer
 def main(manifest_path: str) -> int:
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of our uid reads our memory or environment
     manifest = read_manifest(Path(manifest_path))
-    server = ForkServer(SandboxConfig(isolation=manifest["isolation"], allow_weak=manifest["allow_weak"]))
+    server = ForkServer(SandboxConfig(isolation=manifest["isolation"], allow_weak=manifest["allow_weak"],
+                                      limits=SandboxLimits.from_environment()))
 
     def announce(result) -> None:
         print(f"done {result_stem(result.student_id)}", flush=True)

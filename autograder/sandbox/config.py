@@ -1,7 +1,11 @@
 """Limits of the sandbox, resolved once into an immutable settings object."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+import os
+from dataclasses import dataclass, field, fields, replace
+
+LIMITS_VARIABLE = "ATTNKIT_SANDBOX_LIMITS"  # JSON, e.g. {"call_seconds": 20}: a course with slower exercises
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,19 @@ class SandboxLimits:
                                         # so nothing can fill the disk and nothing is left for the next student
     open_files: int = 64
     reply_bytes: int = 256 << 20        # largest message accepted from a child
+
+    @classmethod
+    def from_environment(cls) -> "SandboxLimits":
+        """The defaults, with the overrides in ATTNKIT_SANDBOX_LIMITS (unknown names are an error)."""
+        text = os.environ.get(LIMITS_VARIABLE, "").strip()
+        if not text:
+            return cls()
+        overrides = json.loads(text)
+        known = {f.name: f.type for f in fields(cls)}
+        unknown = set(overrides) - set(known)
+        if unknown:
+            raise ValueError(f"{LIMITS_VARIABLE}: unknown limits {sorted(unknown)}; known: {sorted(known)}")
+        return replace(cls(), **overrides)
 
 
 @dataclass(frozen=True)

@@ -74,5 +74,3 @@ print("searched; found:", sorted(_found))
 '''
 TWIN = stub_text(ASSIGNMENT)
 EVIDENCE = "searched; found:"
-XFAIL = {"rlimits": "without namespaces the child can read every world-readable file, the kit's reference "
-                    "solutions and hidden tests included; only bwrap hides them"}
