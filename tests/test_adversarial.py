@@ -4,7 +4,7 @@ The settings (tests/settings.py, docs/isolation.md): bubblewrap as root and as a
 no namespaces (bubblewrap hidden: Landlock, seccomp) as root and as a normal user. One class per
 setting holds every attacker, every (deduplicated) honest twin and two ordinary honest students;
 each class is graded ONCE, in a subprocess running as the setting's user, with workers=2, and the
-settings run side by side. The time limits are the real ones scaled down (LIMITS: 3 s of CPU per
+settings run side by side. The time limits are the real ones scaled down (LIMITS: 2 s of CPU per
 call, 6 s per load, instead of 10 s and 20 s), because the hanging attacks cost exactly their limit
 in every setting; every other limit is the default. Then, per attack and setting:
 
@@ -51,7 +51,7 @@ if os.environ.get("ATTNKIT_ADVERSARIAL_ONLY"):  # for working on a few attacks: 
     ATTACKS = [m for m in ATTACKS if m.__name__.rsplit(".", 1)[1] in os.environ["ATTNKIT_ADVERSARIAL_ONLY"].split(",")]
 HONEST = ("honest-1", "honest-2")
 GRADING_TIMEOUT = 900  # seconds: far above the expected few minutes; reaching it means the grader hung
-LIMITS = '{"call_seconds": 3, "load_seconds": 6}'
+LIMITS = '{"call_seconds": 2, "load_seconds": 6}'
 SECRET = f"attnkit-secret-{os.getpid()}-{int(time.time())}"  # only in the grading processes' environment
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 NOBODY = 65534

@@ -27,7 +27,8 @@ lib/gradebook_importer.rb, and the matching exporter):
   words ("Current Score", "Final Grade", "Override Score", ...), which the importer silently drops.
 
 Written with the csv module (RFC 4180 quoting, so commas, quotes and newlines in ids round-trip), UTF-8,
-without a byte-order mark.
+without a byte-order mark. A text cell starting with = + - @ (or a tab or carriage return) gets a leading
+apostrophe, so that a spreadsheet does not run a student's folder name as a formula.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ import io
 from collections.abc import Mapping
 
 from ..grading.results import GRADER_ERROR, StudentResult
+from .gradebook import safe_cell
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 POINTS_POSSIBLE = "Points Possible"
@@ -88,10 +90,10 @@ def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | Non
     points = {c: max((s[c][1] for s in scores if c in s), default=0.0) for c in columns}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180 line ends, as Canvas's own export
-    writer.writerow(STUDENT_COLUMNS + [f"{c} ({canvas_ids[c]})" if c in canvas_ids else c for c in columns])
+    writer.writerow(STUDENT_COLUMNS + [safe_cell(f"{c} ({canvas_ids[c]})" if c in canvas_ids else c) for c in columns])
     writer.writerow([POINTS_POSSIBLE, "", "", "", ""] + [number(points[c]) for c in columns])
     for result, parts in zip(results, scores):
         name = "" if POINTS_POSSIBLE.lower() in result.student_id.lower() else result.student_id
         cells = [number(parts[c][0]) if c in parts and parts[c][2] else "" for c in columns]
-        writer.writerow([name, "", "", result.student_id, ""] + cells)
+        writer.writerow([safe_cell(name), "", "", safe_cell(result.student_id), ""] + cells)
     return out.getvalue()

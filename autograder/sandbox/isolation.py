@@ -122,6 +122,27 @@ def describe(mode: str, abi: int, why_no_bwrap: str = "") -> Isolation:
                               ". Do not trust these scores for graded work; see docs/isolation.md."))
 
 
+NOTICES = {
+    "landlock": ("Isolation: no namespaces (bubblewrap could not start, as in most containers). Student code "
+                 "was confined by Landlock (reads only the Python installation, writes only a private scratch "
+                 "folder) and seccomp (no network, no signals, tracing or memory access to other processes), "
+                 "under a uid of its own when graded as root. It could see that other processes exist. "
+                 "See docs/isolation.md."),
+    "rlimits": ("WARNING: weak isolation: student code was NOT sandboxed by namespaces or Landlock (neither was "
+                "available, and grading was explicitly allowed anyway). It ran with resource limits and seccomp "
+                "only and could read "
+                "every file the grading user can read, the reference solutions and hidden tests included. Do "
+                "not trust these scores for graded work. See docs/isolation.md."),
+}
+
+
+def notice(mode: str) -> str | None:
+    """What instructors must be told about a result graded with `mode`; None for full isolation."""
+    if mode == FULL:
+        return None
+    return NOTICES.get(mode, NOTICES["rlimits"].replace("weak isolation:", f"unknown isolation ({mode!r}):"))
+
+
 def resolve(requested: str = "auto", allow_weak: bool = False) -> Isolation:
     """The strongest isolation that works here, or the one asked for (raising if it cannot start)."""
     if requested not in ("auto", *MODES):

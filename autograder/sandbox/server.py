@@ -6,8 +6,9 @@ confined further by Landlock and seccomp (child/confine.py). Student source text
 only over its socket; only plain data (child/wire.py) comes back.
 
 Time limits count the CPU time of the student's processes, not the wall clock, so a busy machine
-(or a classmate hogging it) cannot make honest code time out; a wall-clock ceiling a few times
-longer still ends code that sleeps or blocks.
+(or a classmate hogging it) cannot make honest code time out; code that sleeps or blocks instead of
+computing is stopped once it has been idle a few times as long (time spent waiting for a CPU on a busy
+machine does not count as idle).
 """
 from __future__ import annotations
 
@@ -45,17 +46,33 @@ def thread_env() -> dict[str, str]:
 
 
 def process_table() -> dict[int, tuple[int, int]]:
-    """pid -> (parent pid, CPU clock ticks used) for every process on the machine."""
+    """pid -> (parent pid, CPU clock ticks used, its waited-for children's included) for every process."""
     table = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat") as handle:
                     fields = handle.read().rsplit(")", 1)[1].split()
-                table[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+                table[int(entry)] = (int(fields[1]), sum(int(n) for n in fields[11:15]))
             except (OSError, ValueError, IndexError):
                 continue
     return table
+
+
+def usage(table: dict[int, tuple[int, int]], pids: list[int]) -> tuple[float, float]:
+    """(CPU seconds, active seconds) of these processes; active = running or waiting for a CPU, which
+    tells a process that is starved on a busy machine from one that sleeps or blocks."""
+    cpu = active = 0.0
+    for pid in pids:
+        ticks = table[pid][1] / CLOCK_TICKS
+        try:
+            with open(f"/proc/{pid}/schedstat") as handle:
+                run_ns, wait_ns = (int(n) for n in handle.read().split()[:2])
+        except (OSError, ValueError):
+            run_ns = wait_ns = 0
+        cpu += max(ticks, run_ns / 1e9)
+        active += max(ticks, run_ns / 1e9) + wait_ns / 1e9
+    return cpu, active
 
 
 def descendants(table: dict[int, tuple[int, int]], root: int) -> list[int]:
@@ -141,13 +158,13 @@ class ForkServer:
         table = process_table()
         return next((pid for pid in descendants(table, self.process.pid) if innermost_pid(pid) == inner), None)
 
-    def student_cpu(self) -> float | None:
-        """CPU seconds used by the processes alive under the zygote: the current child and everything it
-        started (orphans come back to the zygote, a subreaper). None when it cannot be measured."""
+    def student_usage(self) -> tuple[float, float] | None:
+        """(CPU, active) seconds of the processes alive under the zygote: the current child and everything
+        it started (orphans come back to the zygote, a subreaper). None when it cannot be measured."""
         if self.zygote_pid is None:
             return None
         table = process_table()
-        return sum(table[pid][1] for pid in descendants(table, self.zygote_pid)) / CLOCK_TICKS
+        return usage(table, descendants(table, self.zygote_pid))
 
     def _command(self, message: dict, fds: list[int] = ()) -> dict:
         if self.process is None or self.process.poll() is not None:
@@ -221,7 +238,7 @@ class Child:
         self.deadline = deadline
         self.dead: ChildFailure | None = None
         self.closed = False
-        self.cpu_seen = 0.0  # the student's CPU time when last measured (a fresh child starts at 0)
+        self.seen = (0.0, 0.0)  # the student's (CPU, active) time when last measured; a fresh child has none
 
     def request(self, message: dict, seconds: float) -> dict:
         """Send one request and wait for the reply: up to `seconds` of the student's CPU time, or
@@ -233,12 +250,11 @@ class Child:
         budget = self.deadline - time.monotonic()
         if budget <= 0:
             self._fail("timeout", f"the time budget of {self.limits.submission_seconds:.0f} s for this file is used up")
-        wall = min(seconds * self.limits.wall_factor, budget)
         start = time.monotonic()
         try:
-            self.sock.settimeout(wall)
+            self.sock.settimeout(budget)
             wire.send(self.sock, message)
-            self._await_reply(seconds, start, start + wall)
+            self._await_reply(seconds, start, self.deadline)
             reply = wire.receive(self.sock, self.limits.reply_bytes, deadline=time.monotonic() + seconds)
         except (socket.timeout, TimeoutError):
             self._fail("timeout", f"the reply did not arrive within {seconds:g} s")
@@ -248,29 +264,40 @@ class Child:
         except wire.WireError as exc:
             self._fail("garbage", f"the process sent back something unreadable ({exc})")
         if time.monotonic() - start > POLL_SECONDS:
-            self.cpu_seen = self.server.student_cpu() or self.cpu_seen
+            self.seen = self.server.student_usage() or self.seen
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             self._fail("garbage", "the process sent back a malformed reply")
         return reply
 
     def _await_reply(self, seconds: float, start: float, wall_end: float) -> None:
-        """Return once the child starts answering; fail once it used `seconds` of CPU time (measured
-        only after `seconds` of wall time, so a quick answer costs one select call) or at wall_end."""
-        wait = seconds
+        """Return once the child starts answering. Fail once it used `seconds` of CPU time, or spent
+        `wall_factor` times as long neither running nor waiting for a CPU (sleeping, blocked). Both are
+        measured only after `seconds` of wall time, so a quick answer costs one select call; wall_end
+        (the file's time budget) is the last resort."""
+        wait, patience = seconds, seconds * self.limits.wall_factor
         while True:
             left = wall_end - time.monotonic()
             if left <= 0:
-                self._fail("timeout", f"no answer within {wall_end - start:.0f} s (the code was waiting or "
-                                      "sleeping, or the machine is overloaded)")
+                self._fail("timeout", f"the time budget of {self.limits.submission_seconds:.0f} s for this file "
+                                      "is used up")
             readable, _, _ = select.select([self.sock], [], [], max(0.0, min(wait, left)))
             if readable:
                 return
             wait = POLL_SECONDS
-            if time.monotonic() - start >= seconds:
-                used = self.server.student_cpu()
-                if used is not None and used - self.cpu_seen >= seconds:
+            elapsed = time.monotonic() - start
+            if elapsed < seconds:
+                continue
+            now = self.server.student_usage()
+            if now is None:
+                idle = elapsed
+            else:
+                if now[0] - self.seen[0] >= seconds:
                     self._fail("timeout", f"no answer after {seconds:g} s of CPU time (an infinite loop, or "
                                           "far too slow)")
+                idle = elapsed - (now[1] - self.seen[1])
+            if idle >= patience:
+                self._fail("timeout", f"no answer within {elapsed:.0f} s, {idle:.0f} s of them spent waiting or "
+                                      "sleeping rather than computing")
 
     def _fail(self, kind: str, message: str) -> None:
         self.dead = ChildFailure(kind, message)

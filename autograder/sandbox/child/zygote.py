@@ -102,8 +102,10 @@ def confinement_plan(own_namespace: bool) -> dict:
     read = readable_paths()
     # As root without namespaces, the child's own uid may be unable to reach a Python installed under
     # a 0700 folder (/root, a mktemp folder): it keeps CAP_DAC_READ_SEARCH, and Landlock (which a
-    # capability does not bypass) still limits what it may read. Only with Landlock.
-    read_search = bool(abi) and os.getuid() == 0 and not all(world_traversable(p) for p in read)
+    # capability does not bypass) still limits what it may read. Only with Landlock, and only when
+    # the Python installation needs it (the child never needs the harness files: they are loaded).
+    python = [p for p in read if p not in SYSTEM_READABLE and p != HERE]
+    read_search = bool(abi) and os.getuid() == 0 and not all(world_traversable(p) for p in python)
     return {"landlock": abi, "read": read, "read_search": read_search, "own_namespace": own_namespace}
 
 
@@ -244,6 +246,21 @@ def warm_up() -> None:
     torch.autograd.backward(torch.softmax(layer(x), -1), torch.ones(2, 3))
 
 
+def tasks_of(uid: int) -> int:
+    """Threads running as `uid` on the machine: RLIMIT_NPROC counts them all, not only the child's."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/status") as handle:
+                    fields = dict(line.split(":", 1) for line in handle if ":" in line)
+                if int(fields["Uid"].split()[0]) == uid:
+                    count += int(fields["Threads"])
+            except (OSError, ValueError, KeyError):
+                continue
+    return count
+
+
 def wipe(scratches: list[str], own_namespace: bool) -> None:
     """Remove what the children since the last reap could write: their scratch folders, and inside our
     own namespaces everything in /tmp and /dev/shm (ours alone: nothing of the host is there)."""
@@ -285,12 +302,15 @@ def main() -> None:
             return
         command = json.loads(data)
         if command["op"] == "spawn":
+            limits = command["limits"]
+            if os.getuid() != 0 and not own_namespace:  # the child shares the grading user's uid and its count
+                limits = {**limits, "RLIMIT_NPROC": limits["RLIMIT_NPROC"] + tasks_of(os.getuid())}
             pid = os.fork()
             if pid == 0:
                 control.close()
                 try:
                     me = os.getpid()
-                    lock_down(command["limits"], child_uid(me, own_namespace), zygote, f"{base}/{me}", plan)
+                    lock_down(limits, child_uid(me, own_namespace), zygote, f"{base}/{me}", plan)
                     harness.Harness().serve(socket.socket(fileno=fds[0]))
                 finally:
                     os._exit(0)
