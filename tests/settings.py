@@ -100,16 +100,17 @@ def portable() -> tuple[str, str]:
     return str(venv / "bin" / "python"), str(kit)
 
 
-def python_and_kit(setting: Setting) -> tuple[str, str]:
-    if setting.user and ROOT:
+def python_and_kit(setting: Setting, readable: bool = False) -> tuple[str, str]:
+    """The interpreter and kit a setting's grading runs from; `readable`: one that other users can read."""
+    if ROOT and (setting.user or readable):
         return portable()
     return sys.executable, str(paths.ROOT)
 
 
 def run(setting: Setting, args: list[str], extra_env: dict | None = None, timeout: float = 900,
-        **options) -> subprocess.CompletedProcess:
+        readable: bool = False, **options) -> subprocess.CompletedProcess:
     """`python ARGS` in the setting: as its user, with bubblewrap hidden where it has none."""
-    python, kit = python_and_kit(setting)
+    python, kit = python_and_kit(setting, readable)
     env = environment(setting, {"PYTHONPATH": kit, **(extra_env or {})})
     user = {"user": USER_UID, "group": USER_UID, "extra_groups": []} if setting.user and ROOT else {}
     return subprocess.run([python, *args], cwd=kit, env=env, capture_output=True, text=True, timeout=timeout,
