@@ -15,6 +15,7 @@ help:
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
+	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox)"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,11 +27,12 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP) sandbox-tools
 
-# bubblewrap gives student code its own namespaces; without it grading still works, with a warning.
+# bubblewrap gives student code its own namespaces; without it the kit confines student code with
+# Landlock and seccomp (Linux 5.13+), and refuses to grade where neither works (docs/isolation.md).
 sandbox-tools:
 	@command -v bwrap > /dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null && \
 	  (apt-get update -qq && apt-get install -y -qq bubblewrap > /dev/null) || \
-	  echo "bubblewrap not installed: grading will fall back to resource limits only"; }
+	  echo "bubblewrap not installed: grading will use Landlock without namespaces (docs/isolation.md)"; }
 
 test: setup
 	$(PY) -m pytest -q

@@ -107,7 +107,7 @@ def python_and_kit(setting: Setting, readable: bool = False) -> tuple[str, str]:
     return sys.executable, str(paths.ROOT)
 
 
-def run(setting: Setting, args: list[str], extra_env: dict | None = None, timeout: float = 900,
+def run(setting: Setting, args: list[str], extra_env: dict | None = None, timeout: float = 3600,
         readable: bool = False, **options) -> subprocess.CompletedProcess:
     """`python ARGS` in the setting: as its user, with bubblewrap hidden where it has none."""
     python, kit = python_and_kit(setting, readable)
@@ -150,7 +150,7 @@ def unavailable(setting: Setting) -> str | None:
 
 
 def grade_in(setting: Setting, classdir: Path, out: Path, workers: int = 2, extra_env: dict | None = None,
-             timeout: float = 900) -> subprocess.CompletedProcess:
+             timeout: float = 3600) -> subprocess.CompletedProcess:
     return run(setting, ["-m", "tests.settings", str(classdir), str(out), setting.mode, str(workers)],
                extra_env, timeout)
 

@@ -50,7 +50,7 @@ ATTACKS = adversarial.modules()
 if os.environ.get("ATTNKIT_ADVERSARIAL_ONLY"):  # for working on a few attacks: comma-separated names
     ATTACKS = [m for m in ATTACKS if m.__name__.rsplit(".", 1)[1] in os.environ["ATTNKIT_ADVERSARIAL_ONLY"].split(",")]
 HONEST = ("honest-1", "honest-2")
-GRADING_TIMEOUT = 900  # seconds: far above the expected few minutes; reaching it means the grader hung
+GRADING_TIMEOUT = 3600  # seconds: a backstop far above the few minutes it takes even on a busy machine
 LIMITS = '{"call_seconds": 2, "load_seconds": 6}'
 SECRET = f"attnkit-secret-{os.getpid()}-{int(time.time())}"  # only in the grading processes' environment
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")

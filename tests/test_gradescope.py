@@ -54,7 +54,7 @@ def autograder_root(tmp_path_factory):
            "ATTNKIT_UV": str(UV), "ATTNKIT_PYTHON": python, "UV_CACHE_DIR": str(base / "uv-cache"),
            "ATTNKIT_FIND_LINKS": ":".join(map(str, links))}
     setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env,
-                           capture_output=True, text=True, timeout=900)
+                           capture_output=True, text=True, timeout=3600)
     assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-3000:]
     assert "torch 2.13.0+cpu" in setup.stdout
     shutil.rmtree(base / "wheels")
@@ -76,7 +76,7 @@ def run_autograder(root: Path, files: dict[str, str]) -> tuple[dict, str]:
         (submission / name).write_text(text, encoding="utf-8")
     env = {"PATH": "/usr/bin:/bin", "HOME": "/root" if os.getuid() == 0 else str(root),
            "AUTOGRADER_ROOT": str(root), "ATTNKIT_BWRAP": ""}  # a container: no namespaces
-    run = subprocess.run([str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run([str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     return json.loads((results / "results.json").read_text(encoding="utf-8")), run.stdout
 
