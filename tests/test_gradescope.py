@@ -123,14 +123,3 @@ def test_copying_the_reference_from_disk_scores_zero(autograder_root):
     assert adversarial.LEAK not in said
     assert "searched; found: []" in said
     assert sum(t["score"] for t in code_tests(data)) == 0
-
-
-def test_wrong_submission_loses_the_right_points(autograder_root):
-    wrong = solution_text("attention_scores").replace("/ math.sqrt(d_k)", "/ d_k")
-    data, _ = run_autograder(autograder_root, {"attention_scores.py": wrong})
-    by_name = {t["name"].split(":")[0]: t for t in data["tests"]}
-    scaled = [t for t in data["tests"] if t["name"].startswith("scaled_dot_scores")]
-    assert any(t["score"] < t["max_score"] and "sqrt(d_k)" in t["output"] for t in scaled)
-    assert by_name["dot_scores"]["score"] == by_name["dot_scores"]["max_score"]
-    assert "no single_head_attention.py" in data["output"]
-    assert 0 < data["score"] < sum(t["max_score"] for t in data["tests"])

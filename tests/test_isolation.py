@@ -107,12 +107,14 @@ def test_a_full_disk_ends_with_one_sentence_and_resumes(classdir, tmp_path):
         assert full.returncode == 3, said[-2000:]
         assert f"The disk holding {out} is full: grading stopped." in said and "Traceback" not in said
         subprocess.run(["mount", "-o", "remount,size=64m", str(out)], check=True)
+        kept = {p.name: p.stat().st_mtime_ns for p in (out / ".state").glob("*.json")}
         resumed = cli([str(big), "--out", str(out)], {})
         assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
-        clean = cli([str(big), "--out", str(tmp_path / "clean")], {})
-        assert clean.returncode == 0
-        for sid in (f"s{i}" for i in range(6)):
-            assert load(out / ".state" / f"{sid}.json") == load(tmp_path / "clean" / ".state" / f"{sid}.json")
+        results = {f"s{i}": load(out / ".state" / f"s{i}.json") for i in range(6)}
+        assert all(not r.grader_errors and r.fingerprint for r in results.values())
+        assert [r.score > 0 for r in results.values()] == [i % 2 == 1 for i in range(6)]  # solution / handout
+        assert {sid: results[sid[:-5]].fingerprint for sid in kept} and all(  # finished students kept as they were
+            (out / ".state" / name).stat().st_mtime_ns == stamp for name, stamp in kept.items())
         assert not list(out.rglob("*.tmp")) and not list(out.rglob(".work-*"))
     finally:
         subprocess.run(["umount", "-l", str(out)])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import stat
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -93,7 +94,7 @@ def _allow(ruleset: int, path: str, rights: int) -> None:
     except OSError:
         return
     try:
-        if not os.path.isdir(f"/proc/self/fd/{fd}"):
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
             rights &= FILE_RIGHTS
         rule = _PathBeneath(rights, fd)
         if _libc.syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), ctypes.byref(rule),
