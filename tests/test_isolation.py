@@ -113,8 +113,8 @@ def test_a_full_disk_ends_with_one_sentence_and_resumes(classdir, tmp_path):
         results = {f"s{i}": load(out / ".state" / f"s{i}.json") for i in range(6)}
         assert all(not r.grader_errors and r.fingerprint for r in results.values())
         assert [r.score > 0 for r in results.values()] == [i % 2 == 1 for i in range(6)]  # solution / handout
-        assert {sid: results[sid[:-5]].fingerprint for sid in kept} and all(  # finished students kept as they were
-            (out / ".state" / name).stat().st_mtime_ns == stamp for name, stamp in kept.items())
+        assert kept and all((out / ".state" / name).stat().st_mtime_ns == stamp  # finished students are kept
+                            for name, stamp in kept.items())
         assert not list(out.rglob("*.tmp")) and not list(out.rglob(".work-*"))
     finally:
         subprocess.run(["umount", "-l", str(out)])
