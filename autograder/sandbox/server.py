@@ -111,6 +111,9 @@ class ForkServer:
         self.zygote_pid: int | None = None  # as this process sees it (bubblewrap has its own PID namespace)
         self.scratch: str | None = None
         self.hello: dict = {}
+        # time a file's processes spent waiting for a CPU (a busy machine), given back to its time budget;
+        # keyed by the budget's deadline, which all children of one student file share
+        self.credit: dict[float, float] = {}
 
     def _rlimits(self) -> dict:
         limits = self.config.limits
@@ -188,7 +191,11 @@ class ForkServer:
             self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno()])
         finally:
             theirs.close()
-        self.current = Child(self, ours, limits, deadline or time.monotonic() + limits.submission_seconds)
+        deadline = deadline or time.monotonic() + limits.submission_seconds
+        if deadline not in self.credit:
+            self.credit = {k: v for k, v in list(self.credit.items())[-3:]}
+            self.credit[deadline] = 0.0
+        self.current = Child(self, ours, limits, deadline)
         return self.current
 
     def reap(self) -> None:
@@ -240,6 +247,10 @@ class Child:
         self.closed = False
         self.seen = (0.0, 0.0)  # the student's (CPU, active) time when last measured; a fresh child has none
 
+    @property
+    def budget_end(self) -> float:
+        return self.deadline + self.server.credit.get(self.deadline, 0.0)
+
     def request(self, message: dict, seconds: float) -> dict:
         """Send one request and wait for the reply: up to `seconds` of the student's CPU time, or
         `wall_factor` times as long on the wall clock, whichever comes first."""
@@ -247,14 +258,14 @@ class Child:
             raise self.dead
         if self.closed:
             raise ChildFailure("closed", "internal: request on a retired child")
-        budget = self.deadline - time.monotonic()
+        budget = self.budget_end - time.monotonic()
         if budget <= 0:
             self._fail("timeout", f"the time budget of {self.limits.submission_seconds:.0f} s for this file is used up")
         start = time.monotonic()
         try:
             self.sock.settimeout(budget)
             wire.send(self.sock, message)
-            self._await_reply(seconds, start, self.deadline)
+            self._await_reply(seconds, start)
             reply = wire.receive(self.sock, self.limits.reply_bytes, deadline=time.monotonic() + seconds)
         except (socket.timeout, TimeoutError):
             self._fail("timeout", f"the reply did not arrive within {seconds:g} s")
@@ -264,19 +275,30 @@ class Child:
         except wire.WireError as exc:
             self._fail("garbage", f"the process sent back something unreadable ({exc})")
         if time.monotonic() - start > POLL_SECONDS:
-            self.seen = self.server.student_usage() or self.seen
+            self._measure()
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             self._fail("garbage", "the process sent back a malformed reply")
         return reply
 
-    def _await_reply(self, seconds: float, start: float, wall_end: float) -> None:
+    def _measure(self) -> tuple[float, float] | None:
+        """Update what the student's processes used; time they spent waiting for a CPU goes back to the
+        file's budget, so that a busy machine does not use it up."""
+        now = self.server.student_usage()
+        if now is not None:
+            waited = (now[1] - now[0]) - (self.seen[1] - self.seen[0])
+            if waited > 0 and self.deadline in self.server.credit:
+                self.server.credit[self.deadline] += waited
+            self.seen = now
+        return now
+
+    def _await_reply(self, seconds: float, start: float) -> None:
         """Return once the child starts answering. Fail once it used `seconds` of CPU time, or spent
         `wall_factor` times as long neither running nor waiting for a CPU (sleeping, blocked). Both are
-        measured only after `seconds` of wall time, so a quick answer costs one select call; wall_end
-        (the file's time budget) is the last resort."""
-        wait, patience = seconds, seconds * self.limits.wall_factor
+        measured only after `seconds` of wall time, so a quick answer costs one select call. The file's
+        time budget (wall clock, less the time spent waiting for a CPU) is the last resort."""
+        wait, patience, seen = seconds, seconds * self.limits.wall_factor, self.seen
         while True:
-            left = wall_end - time.monotonic()
+            left = self.budget_end - time.monotonic()
             if left <= 0:
                 self._fail("timeout", f"the time budget of {self.limits.submission_seconds:.0f} s for this file "
                                       "is used up")
@@ -287,14 +309,14 @@ class Child:
             elapsed = time.monotonic() - start
             if elapsed < seconds:
                 continue
-            now = self.server.student_usage()
+            now = self._measure()
             if now is None:
                 idle = elapsed
             else:
-                if now[0] - self.seen[0] >= seconds:
+                if now[0] - seen[0] >= seconds:
                     self._fail("timeout", f"no answer after {seconds:g} s of CPU time (an infinite loop, or "
                                           "far too slow)")
-                idle = elapsed - (now[1] - self.seen[1])
+                idle = elapsed - (now[1] - seen[1])
             if idle >= patience:
                 self._fail("timeout", f"no answer within {elapsed:.0f} s, {idle:.0f} s of them spent waiting or "
                                       "sleeping rather than computing")
