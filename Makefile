@@ -18,7 +18,7 @@ help:
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
-	@echo "make bench [N=200]                time grading per submission"
+	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox)"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
@@ -32,11 +32,12 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP) sandbox-tools
 
-# bubblewrap gives student code its own namespaces; without it grading still works, with a warning.
+# bubblewrap gives student code its own namespaces; without it the kit confines student code with
+# Landlock and seccomp (Linux 5.13+), and refuses to grade where neither works (docs/isolation.md).
 sandbox-tools:
 	@command -v bwrap > /dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null && \
 	  (apt-get update -qq && apt-get install -y -qq bubblewrap > /dev/null) || \
-	  echo "bubblewrap not installed: grading will fall back to resource limits only"; }
+	  echo "bubblewrap not installed: grading will use Landlock without namespaces (docs/isolation.md)"; }
 
 test: setup
 	$(PY) -m pytest -q

@@ -1,6 +1,7 @@
 """Command line: a thin layer over the authoring, grading and reporting stages."""
 from __future__ import annotations
 
+import errno
 import sys
 from pathlib import Path
 
@@ -24,16 +25,21 @@ def main() -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: out/<name of the submissions folder>).")
 @click.option("--workers", type=int, default=None, help="Parallel graders (default: number of cores).")
-@click.option("--isolation", type=click.Choice(["auto", "bwrap", "rlimits"]), default="auto",
-              help="auto: bubblewrap when available, else resource limits only (with a warning).")
+@click.option("--isolation", type=click.Choice(["auto", "bwrap", "landlock", "rlimits"]), default="auto",
+              help="auto: bubblewrap namespaces when they work, else Landlock without namespaces; "
+                   "see docs/isolation.md.")
+@click.option("--allow-weak-isolation", "allow_weak", is_flag=True,
+              help="Grade even where neither namespaces nor Landlock work (resource limits only: student code "
+                   "can read the hidden tests and reference solutions). Every output says so.")
 @click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="A Canvas gradebook export (CSV): canvas.csv then carries Canvas's student and assignment ids.")
-def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str,
+def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str, allow_weak: bool,
           roster: Path | None) -> None:
     """Grade every student folder in SUBMISSIONS (default: the bundled demo class)."""
-    from .grading.runner import grade_class
+    from .grading.runner import DiskFull, grade_class
     from .reporting.outputs import write_outputs
     from .reporting.roster import join_roster, read_canvas_export
+    from .sandbox import SandboxUnavailable
 
     export = None
     if roster is not None:
@@ -57,15 +63,30 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
 
         def warn(text: str) -> None:
             warnings.append(text)
-            bar.console.print(f"[bold red]{text}[/]")
+            bar.console.print(text, markup=False, highlight=False, style="bold red")
 
-        results = grade_class(submissions, out, workers=workers, isolation=isolation, progress=progress, warn=warn)
+        def announce(text: str) -> None:
+            bar.console.print(text, markup=False, highlight=False)
+
+        try:
+            results = grade_class(submissions, out, workers=workers, isolation=isolation, progress=progress,
+                                  warn=warn, allow_weak=allow_weak, announce=announce)
+        except (SandboxUnavailable, DiskFull) as exc:
+            bar.stop()
+            console.print(str(exc), style="bold red", markup=False, highlight=False)
+            sys.exit(3)
     joined = None
     if export is not None:
         joined = join_roster([r.student_id for r in results], export[0])
         joined.assignment_ids = export[1]
         report_roster(joined, out)
-    write_outputs(out, results, joined)
+    try:
+        write_outputs(out, results, joined)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
+        sys.exit(3)
     summarize(results, out, warnings)
     if any(r.grader_errors for r in results):
         sys.exit(2)
@@ -99,7 +120,7 @@ def summarize(results, out: Path, warnings: list[str]) -> None:
         console.print(f"[bold red]{errors} checks hit a grader problem (not the students' fault); "
                       f"see {out / 'logs'} and the grader_detail fields in {out / '.state'}[/]")
     for text in warnings:
-        console.print(f"[bold red]{text}[/]")
+        console.print(text, style="bold red", markup=False, highlight=False)
     from .reporting.summary import plain_summary
 
     console.print(plain_summary(results), markup=False, highlight=False, end="")  # test names hold [brackets]

@@ -23,6 +23,7 @@ def write_class(root: Path, students: dict[str, dict[str, str | bytes]]) -> Path
         folder.mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
             target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, bytes):
                 target.write_bytes(content)
             else:

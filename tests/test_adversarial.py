@@ -1,21 +1,26 @@
-"""The adversarial corpus (tests/adversarial/), graded through the real engine in both isolation modes.
+"""The adversarial corpus (tests/adversarial/), graded through the real engine in every setting.
 
-One class per mode holds every attacker, every (deduplicated) honest twin and two ordinary honest
-students; each class is graded ONCE with grade(..., workers=2), with the real default limits
-(call 10 s, load 20 s, 90 s per file), and the two modes run side by side. Then, per attack:
+The settings (tests/settings.py, docs/isolation.md): bubblewrap as root and as a normal user, and
+no namespaces (bubblewrap hidden: Landlock, seccomp) as root and as a normal user. One class per
+setting holds every attacker, every (deduplicated) honest twin and two ordinary honest students;
+each class is graded ONCE, in a subprocess running as the setting's user, with workers=2, and the
+settings run side by side. The time and memory limits are the real ones scaled down (LIMITS: 2 s of
+CPU per call, 6 s per load and 1 GiB, instead of 10 s, 20 s and 3 GiB), because the hanging attacks
+cost exactly their limit in every setting, and touching 3 GiB costs the memory bomb seconds of CPU
+on a busy machine; every other limit is the default. Then, per attack and setting:
 
 - test_attack_is_contained: the attacker scores no more than its twin on any test, never prints
   ATTNKIT-LEAK (it reached its goal), and left the evidence that it really ran. Known gaps are
-  xfail(strict=True) per mode (module attribute XFAIL).
+  xfail(strict=True) (module attribute XFAIL, by setting name or mode).
 - test_attack_left_no_trace (never xfail): no process it started survives grading; no file it
   made exists outside OUT; every submission folder is byte for byte unchanged; its result file is
   exactly what the parent wrote; no test of it ended as a grader error; nothing was unpickled; no
   network listener of the test heard from it.
-and per mode: the honest students get full marks, test by test; OUT holds nothing but the files
-the engine writes. tests/adversarial/README.md tables which attack holds in which mode.
+and per setting: the honest students get full marks, test by test; OUT holds nothing but the files
+the engine writes. tests/adversarial/README.md tables which attack holds where.
 
-The whole file takes about 1-1.5 min: the four hanging attacks cost their timeouts (10-20 s each),
-spread over the two workers of each mode.
+Time limits count CPU time, so the settings running side by side (and any other load) do not
+change a verdict; they only make the whole take longer.
 """
 from __future__ import annotations
 
@@ -35,20 +40,20 @@ from pathlib import Path
 import pytest
 
 from autograder import paths
-from autograder.grading.results import GRADER_ERROR, PASSED, StudentResult
+from autograder.grading.results import GRADER_ERROR, PASSED, StudentResult, load
 from autograder.grading.submissions import discover, result_stem
-from autograder.sandbox.server import bwrap_works
 from tests import adversarial
-from tests.classroom import grade, solution_text, write_class
+from tests.classroom import solution_text, write_class
+from tests.settings import ROOT, SETTINGS, USER_UID, Setting, give, grade_in, python_and_kit, unavailable, workspace
 
-BWRAP_OK, BWRAP_WHY = bwrap_works()
-# Without bubblewrap (macOS, locked-down containers) only the fallback can be tested here; CI installs it.
-MODES = ("bwrap", "rlimits") if BWRAP_OK else ("rlimits",)
+AVAILABLE = [s for s in SETTINGS if unavailable(s) is None]
 ATTACKS = adversarial.modules()
 if os.environ.get("ATTNKIT_ADVERSARIAL_ONLY"):  # for working on a few attacks: comma-separated names
     ATTACKS = [m for m in ATTACKS if m.__name__.rsplit(".", 1)[1] in os.environ["ATTNKIT_ADVERSARIAL_ONLY"].split(",")]
 HONEST = ("honest-1", "honest-2")
-GRADING_TIMEOUT = 480  # seconds: far above the expected ~1-2 min; reaching it means the grader hung
+GRADING_TIMEOUT = 3600  # seconds: a backstop far above the few minutes it takes even on a busy machine
+LIMITS = '{"call_seconds": 2, "load_seconds": 6, "memory_bytes": 1073741824}'
+SECRET = f"attnkit-secret-{os.getpid()}-{int(time.time())}"  # only in the grading processes' environment
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 NOBODY = 65534
 
@@ -163,7 +168,7 @@ def tree_digest(folder: Path) -> dict[str, str]:
 
 @dataclass
 class Run:
-    mode: str
+    setting: Setting
     root: Path
     out: Path
     twin_of: dict[str, str]                  # attack name -> twin student id
@@ -171,21 +176,29 @@ class Run:
     before: dict[str, dict[str, str]]        # student id -> file digests before grading
     listener: Listener
     canary: Path
+    kit: Path                                # the kit the grading process runs from
     results: dict[str, StudentResult] = field(default_factory=dict)
     after: dict[str, dict[str, str]] = field(default_factory=dict)
     seconds: float = 0.0
-    error: BaseException | None = None
+    error: str | None = None
+
+    @property
+    def mode(self) -> str:
+        return self.setting.mode
 
     @property
     def classdir(self) -> Path:
         return self.root / "class"
 
 
-def build_class(base: Path, mode: str, listener: Listener) -> Run:
-    root = base / mode
+def build_class(setting: Setting, listener: Listener, bystander: int) -> Run:
+    root = workspace(setting)
     out = root / "out"
     canary = root / "canary-unpickled"
     classdir = root / "class"
+    kit = Path(python_and_kit(setting)[1])
+    grader_uid = USER_UID if setting.user and ROOT else os.getuid()
+    grader_home = "/tmp" if setting.user and ROOT else str(Path.home())
     students: dict[str, dict[str, str | bytes]] = {
         HONEST[0]: {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS},
         HONEST[1]: {f"{a}.ipynb": (paths.SOLUTIONS_DIR / a / f"{a}.ipynb").read_bytes() for a in paths.ASSIGNMENTS},
@@ -200,21 +213,30 @@ def build_class(base: Path, mode: str, listener: Listener) -> Run:
         twin_of[short(module)] = twins[key]
         own = attacker_id(module)
         values = {"__CLASS_DIR__": str(classdir), "__SELF_DIR__": str(classdir / own), "__OUT_DIR__": str(out),
-                  "__KIT_DIR__": str(paths.ROOT), "__PORT__": str(listener.port), "__CANARY__": str(canary),
-                  "__OWN_ID__": own, "__VICTIMS__": repr(list(HONEST)), "__GRADER_UID__": str(os.getuid()),
-                  "__MARK__": adversarial.mark(module, mode)}
+                  "__KIT_DIR__": str(kit), "__PORT__": str(listener.port), "__CANARY__": str(canary),
+                  "__OWN_ID__": own, "__VICTIMS__": repr(list(HONEST)), "__GRADER_UID__": str(grader_uid),
+                  "__GRADER_HOME__": grader_home, "__BYSTANDER__": str(bystander), "__SECRET__": SECRET,
+                  "__MARK__": adversarial.mark(module, setting.code)}
         students[own] = {f"{module.ASSIGNMENT}.py": adversarial.render(module.CODE, values)}
     write_class(classdir, students)
+    for path in [classdir, *classdir.rglob("*")]:  # as class folders usually are: readable by everyone
+        path.chmod(0o755 if path.is_dir() else 0o644)
     before = {sid: tree_digest(classdir / sid) for sid in students}
-    return Run(mode, root, out, twin_of, sorted(students), before, listener, canary)
+    return Run(setting, root, out, twin_of, sorted(students), before, listener, canary, kit)
 
 
 def grade_run(run: Run) -> Run:
     start = time.monotonic()
     try:
-        run.results = grade(run.classdir, run.out, workers=2, isolation=run.mode)
-    except BaseException as exc:  # noqa: BLE001 - reported by every test of the mode
-        run.error = exc
+        done = grade_in(run.setting, run.classdir, run.out, workers=2, extra_env={"ATTNKIT_TEST_SECRET": SECRET,
+                                                                            "ATTNKIT_SANDBOX_LIMITS": LIMITS},
+                        timeout=GRADING_TIMEOUT)
+        if done.returncode != 0:
+            run.error = f"exit {done.returncode}: {done.stderr[-3000:]}"
+        else:
+            run.results = {sid: load(run.out / ".state" / f"{result_stem(sid)}.json") for sid in run.ids}
+    except BaseException as exc:  # noqa: BLE001 - reported by every test of the setting
+        run.error = repr(exc)
     run.seconds = time.monotonic() - start
     run.after = {sid: tree_digest(run.classdir / sid) for sid in run.ids if (run.classdir / sid).exists()}
     return run
@@ -230,25 +252,27 @@ class Corpus:
 
 @pytest.fixture(scope="session")
 def corpus():
-    base = Path(tempfile.mkdtemp(prefix="attnkit-adversarial-"))
-    base.chmod(0o755)  # a class folder as it usually is: readable by other users (see read_classmates)
-    bystander = subprocess.Popen(["sleep", "900"], user=NOBODY, group=NOBODY, start_new_session=True)
-    listeners = {mode: Listener() for mode in MODES}
+    bystander = subprocess.Popen(["sleep", "900"], user=NOBODY, group=NOBODY, start_new_session=True) if ROOT \
+        else subprocess.Popen(["sleep", "900"], start_new_session=True)
+    listeners = {s.name: Listener() for s in AVAILABLE}
     started = time.time()
+    runs: dict[str, Run] = {}
     try:
-        runs = {mode: build_class(base, mode, listeners[mode]) for mode in MODES}
-        with concurrent.futures.ThreadPoolExecutor(len(MODES)) as pool:
+        runs = {s.name: build_class(s, listeners[s.name], bystander.pid) for s in AVAILABLE}
+        with concurrent.futures.ThreadPoolExecutor(max(1, len(runs))) as pool:
             futures = [pool.submit(grade_run, run) for run in runs.values()]
-            done, pending = concurrent.futures.wait(futures, timeout=GRADING_TIMEOUT)
+            done, pending = concurrent.futures.wait(futures, timeout=GRADING_TIMEOUT + 60)
         if pending:
             pytest.fail(f"grading did not finish within {GRADING_TIMEOUT} s: the sandbox let the grader hang")
         time.sleep(0.5)  # let anything that would outlive the workers show itself
-        markers = [adversarial.mark(m, mode) for m in ATTACKS for mode in MODES]
-        roots = [(Path(p), 3) for p in SCRATCH] + [(base, 8), (paths.ROOT, 3), (Path("/"), 0), (Path.home(), 1)]
+        markers = [adversarial.mark(m, s.code) for m in ATTACKS for s in AVAILABLE]
+        roots = [(Path(p), 3) for p in SCRATCH] + [(run.root, 8) for run in runs.values()]
+        roots += [(paths.ROOT, 3), (Path("/"), 0), (Path.home(), 1)]
+        roots += [(run.kit, 3) for run in runs.values() if run.kit != paths.ROOT]
         files = {marker: files_named(marker, roots) for marker in markers}
         generic = [p for p in ("/results.json", "/tmp/results.json", "/autograder/results/results.json",
                                str(paths.ROOT / "results.json"), str(Path.home() / "results.json"),
-                               str(base / "results.json"))
+                               *(str(run.root / "results.json") for run in runs.values()))
                    if os.path.exists(p) and os.path.getmtime(p) >= started]
         yield Corpus(runs, processes(), files, generic)
     finally:
@@ -256,13 +280,14 @@ def corpus():
             listener.close()
         bystander.kill()
         bystander.wait()
-        shutil.rmtree(base, ignore_errors=True)
+        for run in runs.values():
+            shutil.rmtree(run.root, ignore_errors=True)
 
 
-def run_of(corpus: Corpus, mode: str) -> Run:
-    run = corpus.runs[mode]
+def run_of(corpus: Corpus, name: str) -> Run:
+    run = corpus.runs[name]
     if run.error is not None:
-        pytest.fail(f"grading the adversarial class with isolation={mode} failed: {run.error!r}")
+        pytest.fail(f"grading the adversarial class in the {name} setting failed: {run.error}")
     return run
 
 
@@ -272,14 +297,18 @@ def everything_said(result: StudentResult) -> str:
 
 def attack_params(test_kind: str):
     params = []
-    for mode in MODES:
+    for setting in AVAILABLE:
         for module in ATTACKS:
             marks = ()
-            reason = getattr(module, "XFAIL", {}).get(mode)
+            known = getattr(module, "XFAIL", {})
+            reason = known.get(setting.name) or known.get(setting.mode)
             if test_kind == "contained" and reason:
                 marks = (pytest.mark.xfail(strict=True, reason=reason),)
-            params.append(pytest.param(mode, module, marks=marks, id=f"{mode}-{short(module)}"))
+            params.append(pytest.param(setting.name, module, marks=marks, id=f"{setting.name}-{short(module)}"))
     return params
+
+
+SETTING_PARAMS = [pytest.param(s.name, id=s.name) for s in AVAILABLE]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -315,7 +344,7 @@ def failures(result: StudentResult) -> list[str]:
 def test_attack_left_no_trace(corpus, mode, module):
     """No surviving process, no file outside OUT, no changed submission, no forged result."""
     run = run_of(corpus, mode)
-    marker = adversarial.mark(module, mode)
+    marker = adversarial.mark(module, run.setting.code)
     alive = [p for p in corpus.processes if marker in p[1] or marker in p[2]]
     assert not alive, f"processes started by {short(module)} survived grading: {alive}"
     assert not corpus.files[marker], f"{short(module)} left files behind: {corpus.files[marker]}"
@@ -335,19 +364,19 @@ def test_attack_left_no_trace(corpus, mode, module):
 # ------------------------------------------------------------------------------------------------
 # per mode
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SETTING_PARAMS)
 def test_honest_students_intact(corpus, mode):
     run = run_of(corpus, mode)
     for sid in HONEST:
         result = run.results[sid]
-        assert result.isolation == mode
+        assert result.isolation == run.mode
         assert not result.problems, result.problems
         assert [t.test_id for t in result.tests if t.status != PASSED] == [], failures(result)
         assert all(t.score == t.max_score for t in result.tests)
         assert len(result.tests) > 20  # both assignments' hidden tests ran (quizzes are not part of this corpus)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SETTING_PARAMS)
 def test_twins_are_what_they_claim(corpus, mode):
     """The honest twins grade as expected, so comparing against them means something."""
     run = run_of(corpus, mode)
@@ -359,7 +388,7 @@ def test_twins_are_what_they_claim(corpus, mode):
         assert not twin.grader_errors
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SETTING_PARAMS)
 def test_out_holds_only_what_the_parent_wrote(corpus, mode):
     run = run_of(corpus, mode)
     expected = {f".state/{result_stem(sid)}.json" for sid in run.ids}
@@ -388,11 +417,11 @@ def check_state_file(run: Run, sid: str) -> None:
     assert data["fingerprint"].split("-")[0] == honest.fingerprint.split("-")[0]
 
 
-def test_both_modes_finished(corpus):
-    """Wall time of each mode's grading (they ran side by side), and the slowest students."""
-    for mode in MODES:
-        run = run_of(corpus, mode)
-        print(f"{mode}: {len(run.ids)} students graded in {run.seconds:.1f} s")
+def test_every_setting_finished(corpus):
+    """Wall time of each setting's grading (they ran side by side), and the slowest students."""
+    for setting in AVAILABLE:
+        run = run_of(corpus, setting.name)
+        print(f"{setting.name}: {len(run.ids)} students graded in {run.seconds:.1f} s")
         finished = {sid: (run.out / ".state" / f"{result_stem(sid)}.json").stat().st_mtime for sid in run.ids}
         spent = {}
         for shard in range(2):  # the runner deals sorted students round robin to the workers
@@ -410,6 +439,6 @@ def test_both_modes_finished(corpus):
         assert run.seconds < GRADING_TIMEOUT
 
 
-@pytest.mark.skipif(BWRAP_OK, reason="bubblewrap works here")
-def test_bubblewrap_is_missing_so_only_the_fallback_was_tested():
-    pytest.skip(f"the bwrap half of the corpus did not run: {BWRAP_WHY}")
+@pytest.mark.parametrize("setting", [pytest.param(s, id=s.name) for s in SETTINGS if unavailable(s)])
+def test_settings_this_machine_cannot_test(setting):
+    pytest.skip(f"the {setting.name} setting did not run here: {unavailable(setting)}")

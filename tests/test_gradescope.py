@@ -1,66 +1,125 @@
-"""The Gradescope zip runs end to end in a Gradescope-like folder layout."""
+"""The Gradescope zip deploys as Gradescope deploys it, and grades with the isolation a container allows.
+
+Once per session: build the zip; unpack its contents into a fresh `autograder/source` and copy
+`run_autograder` beside it, exactly as Gradescope does; run `setup.sh` into a fresh virtual
+environment with no development install of the kit. Offline here: setup.sh's own switches point uv
+at a folder of wheels repacked from this environment (tests/wheelhouse.py) and at a local Python,
+(the interpreter this environment was made from) instead of PyPI, PyTorch's CPU index and uv's Python
+downloads. Then, with bubblewrap hidden (a
+container without user namespaces, as on Gradescope), run `run_autograder` on submissions.
+"""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
+from autograder import paths
 from autograder.gradescope.build import build_zip
-from tests.classroom import solution_text
+from tests import adversarial
+from tests.adversarial import read_reference
+from tests.classroom import solution_text, stub_text
+from tests.wheelhouse import build as build_wheelhouse
 
 pytestmark = pytest.mark.slow
+UV = Path(sys.executable).with_name("uv")
 
 
 @pytest.fixture(scope="module")
 def autograder_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("gradescope") / "autograder"
-    archive = build_zip(root.parent / "autograder.zip")
+    base = tmp_path_factory.mktemp("gradescope")
+    base.chmod(0o755)
+    root = base / "autograder"
+    archive = build_zip(base / "autograder.zip")
     with zipfile.ZipFile(archive) as packed:
         names = packed.namelist()
-        packed.extractall(root)
-    assert {"setup.sh", "run_autograder", "source/requirements.txt"} <= set(names)
-    assert "source/autograder/graders/test_attention_scores.py" in names
-    assert not [n for n in names if n.startswith(("source/tests/", "source/demo/"))]
+        packed.extractall(root / "source")  # Gradescope: the zip's contents go into /autograder/source
+    assert {"setup.sh", "run_autograder", "requirements.txt"} <= set(names)
+    assert "autograder/graders/test_attention_scores.py" in names
+    assert not [n for n in names if n.startswith(("tests/", "demo/", "source/"))]
     for script in ("setup.sh", "run_autograder"):
-        os.chmod(root / script, 0o755)
+        os.chmod(root / "source" / script, 0o755)  # zipfile does not restore modes
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    if not UV.exists():
+        pytest.skip("uv is not installed in this environment (make setup installs it)")
+    python = getattr(sys, "_base_executable", sys.executable)  # the interpreter our own environment was made from
+    links = build_wheelhouse(base / "wheels")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(base), "AUTOGRADER_ROOT": str(root),
+           "ATTNKIT_UV": str(UV), "ATTNKIT_PYTHON": python, "UV_CACHE_DIR": str(base / "uv-cache"),
+           "ATTNKIT_FIND_LINKS": ":".join(map(str, links))}
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env,
+                           capture_output=True, text=True, timeout=3600)
+    assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-3000:]
+    assert "torch 2.13.0+cpu" in setup.stdout
+    shutil.rmtree(base / "wheels")
+    shutil.rmtree(base / "uv-cache", ignore_errors=True)
+    venv = root / "venv" / "bin" / "python"
+    probe = subprocess.run([str(venv), "-c", "import importlib.util as u; print(u.find_spec('autograder'))"],
+                           cwd="/", capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert probe.stdout.strip() == "None", "the kit must not be installed into the environment"
     return root
 
 
-def run_autograder(root, files: dict[str, str]) -> dict:
+def run_autograder(root: Path, files: dict[str, str]) -> tuple[dict, str]:
     submission, results = root / "submission", root / "results"
     for folder in (submission, results):
-        if folder.exists():
-            for path in folder.iterdir():
-                path.unlink()
-        folder.mkdir(exist_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
     for name, text in files.items():
+        (submission / name).parent.mkdir(parents=True, exist_ok=True)
         (submission / name).write_text(text, encoding="utf-8")
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
-    env.pop("PYTHONPATH", None)
-    run = subprocess.run([str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads((results / "results.json").read_text(encoding="utf-8"))
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/root" if os.getuid() == 0 else str(root),
+           "AUTOGRADER_ROOT": str(root), "ATTNKIT_BWRAP": ""}  # a container: no namespaces
+    run = subprocess.run([str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    return json.loads((results / "results.json").read_text(encoding="utf-8")), run.stdout
 
 
-def test_correct_submission_gets_full_code_marks(autograder_root):
-    data = run_autograder(autograder_root, {"attention_scores.py": solution_text("attention_scores"),
-                                            "single_head_attention.py": solution_text("single_head_attention")})
-    code = [t for t in data["tests"] if "quiz" not in t["tags"]]
+def code_tests(data: dict) -> list[dict]:
+    return [t for t in data["tests"] if "quiz" not in t["tags"] and "isolation" not in t["tags"]]
+
+
+def test_the_kit_is_readable_by_root_only(autograder_root):
+    for part in ("solutions", "autograder/graders", "quizzes"):
+        mode = (autograder_root / "source" / part).stat().st_mode
+        assert mode & 0o077 == 0, f"{part} is readable by others: {oct(mode)}"
+
+
+def test_solution_gets_full_code_marks_and_the_instructor_sees_the_isolation(autograder_root):
+    """Handed in as the unzipped handout folder (one folder per assignment inside it): found and graded
+    as if it were flat."""
+    files = {f"attention-kit/{a}/{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}
+    data, stdout = run_autograder(autograder_root, files)
+    code = code_tests(data)
     assert code and all(t["score"] == t["max_score"] for t in code)
+    assert "graded as if handed in at the top" in data["output"]
     for test in data["tests"]:
         assert {"name", "score", "max_score", "output", "visibility", "tags"} <= set(test)
+    assert "sandbox: no namespaces" in stdout and "Landlock" in stdout
+    hidden = [t for t in data["tests"] if "isolation" in t["tags"]]
+    assert len(hidden) == 1 and hidden[0]["visibility"] == "hidden" and "Landlock" in hidden[0]["output"]
+    assert hidden[0]["max_score"] == 0 and data["stdout_visibility"] == "hidden"
+    assert data["extra_data"]["isolation"] == "landlock"
 
 
-def test_wrong_submission_loses_the_right_points(autograder_root):
-    wrong = solution_text("attention_scores").replace("/ math.sqrt(d_k)", "/ d_k")
-    data = run_autograder(autograder_root, {"attention_scores.py": wrong})
-    by_name = {t["name"].split(":")[0]: t for t in data["tests"]}
-    scaled = [t for t in data["tests"] if t["name"].startswith("scaled_dot_scores")]
-    assert any(t["score"] < t["max_score"] and "sqrt(d_k)" in t["output"] for t in scaled)
-    assert by_name["dot_scores"]["score"] == by_name["dot_scores"]["max_score"]
-    assert "no single_head_attention.py" in data["output"]
-    assert 0 < data["score"] < sum(t["max_score"] for t in data["tests"])
+def test_untouched_handout_scores_zero(autograder_root):
+    data, _ = run_autograder(autograder_root, {f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS})
+    assert sum(t["score"] for t in code_tests(data)) == 0
+
+
+def test_copying_the_reference_from_disk_scores_zero(autograder_root):
+    code = adversarial.render(read_reference.CODE, {"__KIT_DIR__": str(autograder_root / "source")})
+    code += ('\nif "reference" not in _found:  # report what the search found where Gradescope shows it\n'
+             '    def attention(Q, K, V, mask=None):\n'
+             '        raise RuntimeError("searched; found: %r" % sorted(_found))\n')
+    data, _ = run_autograder(autograder_root, {"single_head_attention.py": code})
+    said = json.dumps(data)
+    assert adversarial.LEAK not in said
+    assert "searched; found: []" in said
+    assert sum(t["score"] for t in code_tests(data)) == 0

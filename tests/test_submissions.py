@@ -28,11 +28,20 @@ from autograder import paths
 from autograder.grading.results import GRADER_ERROR, PASSED, StudentResult
 from autograder.grading.submissions import MAX_PY_BYTES, result_stem, strip_magics
 from autograder.reporting.gradebook import gradebook_csv
+from autograder.reporting.outputs import write_outputs
 from tests.classroom import grade, solution_text, stub_text, write_class
 
 AS, SHA = "attention_scores", "single_head_attention"
 NFD_NAME = unicodedata.normalize("NFD", "José María")
 ODD_ID = "o'brien; rm -rf ~"
+FORMULA_ID = '=HYPERLINK("evil","click me")'
+CLASH = "Renée"  # handed in twice: once in NFC, once in NFD spelling
+
+
+def padded(text: str, size: int, filler: str) -> str:
+    """Honest code padded with comments to about `size` characters (a student who pastes long notes)."""
+    line = "# " + filler * 60 + "\n"
+    return text + "\n" + line * max(0, (size - len(text)) // len(line))
 
 
 def notebook(kind: str, name: str, extra_cells: list[str] = (), at: int = 1) -> bytes:
@@ -70,6 +79,18 @@ def bad_class() -> dict[str, dict[str, str | bytes]]:
         "both notebook edited": {f"{AS}.py": stub_text(AS), f"{AS}.ipynb": notebook("solution", AS)},
         "both edited": {f"{AS}.py": solution, f"{AS}.ipynb": notebook("stub", AS, ["x = 1"], at=2)},
         "both untouched": {f"{AS}.py": stub_text(AS), f"{AS}.ipynb": notebook("stub", AS)},
+        FORMULA_ID: {f"{AS}.py": solution},
+        CLASH: {f"{AS}.py": solution},
+        unicodedata.normalize("NFD", CLASH): {f"{AS}.py": solution},
+        "half a megabyte": {f"{AS}.py": padded(solution, 560_000, "notes ")},
+        "near the limit": {f"{AS}.py": padded(solution, MAX_PY_BYTES - 2000, '\\"\x01')},
+        "nested too deeply": {f"{AS}.py": solution + "\nx = " + "1+" * 200_000 + "1\n"},
+        "parser memory": {f"{AS}.py": solution + "\nx = " + "-" * 100_000 + "1\n"},
+        "handout folder": {f"attention-kit/{a}/{a}.py": solution_text(a) for a in (AS, SHA)},
+        "flat twin": {f"{a}.py": solution_text(a) for a in (AS, SHA)},
+        "zip top folder": {f"ada-submission/{a}.py": solution_text(a) for a in (AS, SHA)},
+        "two sub-folders": {f"part{i}/{a}.py": solution_text(a) for i, a in enumerate((AS, SHA))},
+        ".hidden student": {f"{AS}.py": solution},
     }
 
 
@@ -84,6 +105,13 @@ def add_links(root: Path) -> None:
     (root / "broken link" / f"{AS}.py").symlink_to("/nonexistent/attention_scores.py")
     (root / "folder not file").mkdir()
     (root / "folder not file" / f"{AS}.py").mkdir()
+    (root / "linked folder").symlink_to(paths.SOLUTIONS_DIR / AS)  # a student folder that is a link
+    (root / "linked sub-folder").mkdir()
+    (root / "linked sub-folder" / "work").symlink_to(paths.SOLUTIONS_DIR / AS)  # one folder down, a link
+    (root / "stray.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+
+
+WARNINGS: list[str] = []
 
 
 @pytest.fixture(scope="session")
@@ -91,9 +119,10 @@ def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("bad-input")
     write_class(root / "class", bad_class())
     add_links(root / "class")
-    results = grade(root / "class", root / "out")
+    results = grade(root / "class", root / "out", warn=WARNINGS.append)
     for assignment in (AS, SHA):
         MAX[assignment] = points(results["empty"], assignment)[1]
+    write_outputs(root / "out", list(results.values()))
     return root, results
 
 
@@ -119,10 +148,11 @@ def zero(assignment: str) -> tuple[float, float]:
 
 def test_every_folder_gets_a_row_and_no_grader_error(graded):
     root, results = graded
-    folders = {unicodedata.normalize("NFC", p.name) for p in (root / "class").iterdir()}
-    assert set(results) == folders
+    folders = {unicodedata.normalize("NFC", p.name) for p in (root / "class").iterdir()
+               if p.is_dir() and not p.name.startswith(".")}
+    assert set(results) == folders - {CLASH} | {CLASH, f"{CLASH} (duplicate 2)"}
     rows = list(csv.DictReader(io.StringIO(gradebook_csv(list(results.values())))))
-    assert sorted(row["student_id"] for row in rows) == sorted(folders)
+    assert sorted(row["student_id"].removeprefix("'") for row in rows) == sorted(results)
     for sid, result in results.items():
         assert not [t for t in result.tests if t.status == GRADER_ERROR], (sid, result.grader_errors)
         assert len(result.tests) == len(results["missing file"].tests), sid
@@ -228,6 +258,74 @@ def test_py_and_notebook_both_present(graded, sid, chosen, expect):
     assert points(result, AS) == (full(AS) if expect == "full" else zero(AS))
     assert any(note.startswith(f"Both attention_scores.py and attention_scores.ipynb were submitted; graded {chosen}")
                for note in result.notes), result.notes
+
+
+def test_entries_without_a_row_are_named(graded):
+    assert "skipped '.hidden student': hidden (its name starts with a dot)" in WARNINGS
+    assert ("skipped 'stray.zip': a file, not a student folder (unzip it into a folder named after the student)"
+            in WARNINGS)
+    assert ".hidden student" not in graded[1]
+
+
+def test_a_linked_student_folder_is_refused(graded):
+    result = graded[1]["linked folder"]
+    assert result.score == 0 and "the submission folder is a link to another folder" in result.problems[0]
+    assert not [t for t in result.tests if t.status == PASSED]
+
+
+def test_two_spellings_of_one_name_share_no_result(graded):
+    root, results = graded
+    first, second = results[CLASH], results[f"{CLASH} (duplicate 2)"]
+    for result in (first, second):
+        assert result.score == 0 and "in different Unicode spellings" in result.problems[0]
+    assert result_stem(first.student_id) != result_stem(second.student_id)
+    assert len({p.name for p in (root / "out" / ".state").glob("Ren*")}) == 2
+
+
+def test_formula_ids_are_neutralised_in_every_csv(graded):
+    root, results = graded
+    assert points(results[FORMULA_ID], AS) == full(AS)
+    for name in ("gradebook.csv", "canvas.csv"):
+        cells = [c for row in csv.reader(io.StringIO((root / "out" / name).read_text(encoding="utf-8"))) for c in row]
+        assert FORMULA_ID not in cells and "'" + FORMULA_ID in cells, name
+        assert not [c for c in cells if c.startswith(("=", "+", "@", "\t", "\r"))], name
+
+
+@pytest.mark.parametrize("sid", ["half a megabyte", "near the limit"])
+def test_large_honest_files_are_graded(graded, sid):
+    """The child's message limits fit the largest file accepted (1 MiB), whatever characters it holds."""
+    result = graded[1][sid]
+    assert points(result, AS) == full(AS), (result.problems, result.notes)
+
+
+@pytest.mark.parametrize("sid, why", [("nested too deeply", "nested too deeply"), ("parser memory", "memory")])
+def test_code_the_parser_gives_up_on_is_the_students_problem(graded, sid, why):
+    result = graded[1][sid]
+    assert any(p.startswith("attention_scores.py cannot be parsed by Python") and why in p for p in result.problems)
+    assert points(result, AS) == zero(AS) and not result.grader_errors
+
+
+def comparable_tests(result: StudentResult) -> list[tuple]:
+    return [(t.test_id, t.score, t.status, t.output) for t in result.tests]
+
+
+@pytest.mark.parametrize("sid", ["handout folder", "zip top folder"])
+def test_files_one_folder_down_are_graded_like_a_flat_folder(graded, sid):
+    results = graded[1]
+    result, flat = results[sid], results["flat twin"]
+    assert comparable_tests(result) == comparable_tests(flat)
+    assert result.score == flat.score and not result.problems
+    note = next(n for n in result.notes if n.startswith("Files found below the top"))
+    where = "attention-kit/attention_scores/attention_scores.py" if sid == "handout folder" else \
+        "ada-submission/attention_scores.py"
+    assert where in note
+
+
+@pytest.mark.parametrize("sid", ["two sub-folders", "linked sub-folder"])
+def test_only_a_single_real_sub_folder_counts(graded, sid):
+    result = graded[1][sid]
+    assert result.score == 0
+    assert "no attention_scores.py or attention_scores.ipynb in the submission" in result.problems
 
 
 # ------------------------------------------------------------------------------------------------

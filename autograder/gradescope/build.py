@@ -1,5 +1,11 @@
 """`make gradescope`: pack the engine, hidden graders, reference and pinned requirements into a zip
-laid out as Gradescope expects (setup.sh and run_autograder at the top, the kit in source/)."""
+laid out as Gradescope uses it.
+
+Gradescope unpacks the zip's contents into /autograder/source, runs `setup.sh` there once (as root)
+when it builds the image, copies `run_autograder` to /autograder/run_autograder and runs it for every
+submission. So `setup.sh`, `run_autograder` and `requirements.txt` sit at the top of the zip, beside
+the kit's own folders (autograder/, solutions/, assignments/, quizzes/).
+"""
 from __future__ import annotations
 
 import zipfile
@@ -9,6 +15,7 @@ from .. import paths
 
 FILES = Path(__file__).resolve().parent / "files"
 FIXED_TIME = (2024, 1, 1, 0, 0, 0)
+EXECUTABLE = ("setup.sh", "run_autograder")
 
 
 def kit_files() -> dict[str, Path]:
@@ -17,18 +24,18 @@ def kit_files() -> dict[str, Path]:
     chosen = {}
     for path in sorted((paths.ROOT / "autograder").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
-            chosen[f"source/{path.relative_to(paths.ROOT).as_posix()}"] = path
+            chosen[path.relative_to(paths.ROOT).as_posix()] = path
     for name in paths.ASSIGNMENTS:
-        chosen[f"source/solutions/{name}/{name}.py"] = paths.SOLUTIONS_DIR / name / f"{name}.py"
+        chosen[f"solutions/{name}/{name}.py"] = paths.SOLUTIONS_DIR / name / f"{name}.py"
         for path in sorted((paths.ASSIGNMENTS_DIR / name).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith("."):
-                chosen[f"source/{path.relative_to(paths.ROOT).as_posix()}"] = path
+                chosen[path.relative_to(paths.ROOT).as_posix()] = path
     for path in sorted(paths.QUIZZES_DIR.glob("*.yaml")):
-        chosen[f"source/quizzes/{path.name}"] = path
+        chosen[f"quizzes/{path.name}"] = path
     for name in ("requirements.txt", "pyproject.toml"):
-        chosen[f"source/{name}"] = paths.ROOT / name
-    chosen["setup.sh"] = FILES / "setup.sh"
-    chosen["run_autograder"] = FILES / "run_autograder"
+        chosen[name] = paths.ROOT / name
+    for name in EXECUTABLE:
+        chosen[name] = FILES / name
     return chosen
 
 
@@ -39,7 +46,7 @@ def build_zip(target: Path) -> Path:
         for name, path in kit_files().items():
             info = zipfile.ZipInfo(name, FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = (0o755 if name in ("setup.sh", "run_autograder") else 0o644) << 16
+            info.external_attr = (0o755 if name in EXECUTABLE else 0o644) << 16
             archive.writestr(info, path.read_bytes())
     temporary.replace(target)
     return target

@@ -10,7 +10,6 @@ model so every renderer shows quizzes next to the exercises.
 from __future__ import annotations
 
 import os
-import unicodedata
 from pathlib import Path
 
 from .. import paths
@@ -29,20 +28,17 @@ def load_class_quizzes(folder: Path = paths.QUIZZES_DIR) -> list[Quiz]:
     return list(load_quizzes(folder).values()) if folder.is_dir() else []
 
 
-def student_folders(submissions: Path) -> dict[str, Path]:
-    return {unicodedata.normalize("NFC", p.name): p for p in submissions.iterdir() if p.is_dir()}
-
 
 def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str = "auto",
                         quizzes: list[Quiz] | None = None,
-                        warn=lambda text: None) -> dict[str, tuple[QuizResult, ...]]:
+                        warn=lambda text: None, allow_weak: bool = False) -> dict[str, tuple[QuizResult, ...]]:
     """Every student's quizzes: student id -> results, in quiz order. Writes the review queue."""
     quizzes = load_class_quizzes() if quizzes is None else quizzes
     sheets = {sid: {quiz.id: _read(quiz, folder) for quiz in quizzes} for sid, folder in folders.items()}
     decisions = load_decisions(out_dir / REVIEW_FILE, {q.id: q for q in quizzes})
     for text in decisions.warnings:
         warn(text)
-    evaluator = CodeEvaluator(isolation, out_dir / CODE_CACHE)
+    evaluator = CodeEvaluator(isolation, out_dir / CODE_CACHE, allow_weak)
     try:
         evaluator.evaluate(_code_answers(quizzes, sheets))
         context = GradingContext(evaluator, decisions)
@@ -111,15 +107,6 @@ def convert(graded, folder: Path) -> QuizResult:
     return QuizResult(graded.quiz_id, float(graded.score), float(graded.max_score), items,
                       shown(graded.problem) if graded.problem else None, float(graded.pending))
 
-
-def grade_student_quizzes(quizzes: list[Quiz], folder: Path, out_dir: Path | None = None) -> tuple[QuizResult, ...]:
-    """One student's quizzes (e.g. a single Gradescope submission)."""
-    import tempfile
-
-    if out_dir is not None:
-        return grade_class_quizzes({"student": folder}, out_dir, quizzes=quizzes)["student"]
-    with tempfile.TemporaryDirectory() as scratch:
-        return grade_class_quizzes({"student": folder}, Path(scratch), quizzes=quizzes)["student"]
 
 
 def feedback_for(item) -> str:

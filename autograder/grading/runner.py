@@ -6,6 +6,7 @@ result, so it finishes the class with the same results as an uninterrupted run.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 from dataclasses import replace
 import os
@@ -18,12 +19,24 @@ from pathlib import Path
 from typing import Callable
 
 from .. import paths
-from .quizzes import grade_class_quizzes, student_folders
+from ..sandbox import resolve
+from .quizzes import grade_class_quizzes
 from .results import StudentResult, load
-from .submissions import Submission, discover, notebook_cells, result_stem
-from .worker import dump_manifest
+from .submissions import Submission, discover, not_graded, notebook_cells, result_stem
+from .worker import DISK_FULL_EXIT, dump_manifest
 
 STATE = ".state"
+
+
+class DiskFull(OSError):
+    """OUT's disk is full: grading stopped; finished students are kept and a re-run resumes."""
+
+    def __init__(self, where: Path) -> None:
+        super().__init__(errno.ENOSPC, f"The disk holding {where} is full: grading stopped. Free some space and "
+                                       "run the same command again; students already graded are kept.")
+
+    def __str__(self) -> str:
+        return self.strerror
 
 
 def grader_version(graders_dir: Path = paths.GRADERS_DIR) -> str:
@@ -52,21 +65,37 @@ def shipped_stubs() -> dict[str, dict[str, str]]:
 def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None, isolation: str = "auto",
                 graders_dir: Path = paths.GRADERS_DIR,
                 progress: Callable[[str, int, int], None] = lambda event, done, total: None,
-                warn: Callable[[str], None] = lambda text: None) -> list[StudentResult]:
+                warn: Callable[[str], None] = lambda text: None, allow_weak: bool = False,
+                announce: Callable[[str], None] = lambda text: None) -> list[StudentResult]:
+    """Grade every student folder. Raises SandboxUnavailable (before any work) when student code cannot
+    be isolated as asked, and DiskFull when OUT's disk fills up."""
     students = discover(submissions_dir, list(paths.ASSIGNMENTS), shipped_stubs())
+    for line in not_graded(submissions_dir):
+        warn(line)
     state_dir = out_dir / STATE
-    state_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise (DiskFull(out_dir) if exc.errno in (errno.ENOSPC, errno.EDQUOT) else exc) from None
     for stale in state_dir.glob(".work-*"):  # scratch of a run that was killed
         shutil.rmtree(stale, ignore_errors=True)
+    for partial in state_dir.glob(".*.tmp"):  # a result half-written when the disk filled up
+        partial.unlink(missing_ok=True)
     version = grader_version(graders_dir)
     fingerprints = {s.student_id: f"{version}-{s.fingerprint}" for s in students}
     todo = [s for s in students if not _up_to_date(state_dir, s, fingerprints[s.student_id])]
     progress("start", len(students) - len(todo), len(students))
     if todo:
-        _run_workers(todo, state_dir, out_dir, fingerprints, workers or os.cpu_count() or 1, isolation,
-                     graders_dir, lambda: progress("student", 0, len(students)), warn)
-    folders = student_folders(submissions_dir)
-    quizzes = grade_class_quizzes({s.student_id: folders[s.student_id] for s in students}, out_dir, isolation, warn=warn)
+        chosen = resolve(isolation, allow_weak)
+        announce(f"sandbox: {chosen.description}")
+        if chosen.warning:
+            warn(chosen.warning)
+        _run_workers(todo, state_dir, out_dir, fingerprints, workers or os.cpu_count() or 1, chosen.mode,
+                     allow_weak, graders_dir, lambda: progress("student", 0, len(students)), warn)
+    with tempfile.TemporaryDirectory(prefix="attnkit-nothing-") as nothing:
+        # a refused folder (a link, a clash of names) has nothing to read: its quizzes score 0
+        folders = {s.student_id: Path(s.quiz_folder or nothing) for s in students}
+        quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn)
     results = []
     for student in students:
         path = state_dir / f"{result_stem(student.student_id)}.json"
@@ -85,7 +114,7 @@ def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
 
 
 def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],
-                 workers: int, isolation: str, graders_dir: Path, tick: Callable[[], None],
+                 workers: int, isolation: str, allow_weak: bool, graders_dir: Path, tick: Callable[[], None],
                  warn: Callable[[str], None]) -> None:
     count = max(1, min(workers, len(todo)))
     shards = [todo[i::count] for i in range(count)]
@@ -97,8 +126,13 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
     with tempfile.TemporaryDirectory(prefix=".work-", dir=state_dir) as scratch:
         for index, shard in enumerate(shards):
             manifest = Path(scratch) / f"shard-{index}.json"
-            dump_manifest(manifest, shard, state_dir, isolation,
-                          {s.student_id: fingerprints[s.student_id] for s in shard}, graders_dir)
+            try:
+                dump_manifest(manifest, shard, state_dir, isolation, allow_weak,
+                              {s.student_id: fingerprints[s.student_id] for s in shard}, graders_dir)
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise DiskFull(out_dir) from None
+                raise
             log = open(logs / f"worker-{index}.log", "w", encoding="utf-8")
             process = subprocess.Popen([sys.executable, "-m", "autograder.grading.worker", str(manifest)],
                                        cwd=paths.ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
@@ -118,11 +152,15 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
                 elif line.startswith("warning ") and line not in warned:
                     warned.add(line)
                     warn(line[len("warning "):].strip())
-        failed = []
+        failed, disk_full = [], False
         for index, (process, log) in enumerate(processes):
-            if process.wait() != 0:
+            code = process.wait()
+            disk_full |= code == DISK_FULL_EXIT
+            if code != 0:
                 failed.append(index)
             log.close()
+    if disk_full:
+        raise DiskFull(out_dir)
     if failed:
         detail = (logs / f"worker-{failed[0]}.log").read_text(encoding="utf-8")[-3000:]
         raise RuntimeError(f"grading worker(s) {failed} failed (a grader problem, not a student's):\n{detail}")

@@ -2,11 +2,22 @@
 
 Nothing here executes student code: a notebook is parsed as JSON and its code cells are taken
 as text, with IPython magics and shell escapes commented out (they mean nothing to the grader).
+
+Where a student's files may sit (nothing else is looked at, and no link is followed out of the
+student's folder):
+- `<student>/<assignment>.py` or `.ipynb` (a flat folder);
+- `<student>/<assignment>/<assignment>.py` or `.ipynb` (the handout's layout, one folder per assignment);
+- either of the above inside the single sub-folder of a student folder that holds no assignment file
+  itself (a zip with a top folder, or the whole unzipped handout folder).
+Files found below the top are graded exactly as at the top, with a note saying where they were.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
+import os
 import re
+import sys
 import unicodedata
 import warnings
 from dataclasses import dataclass, field, replace
@@ -16,6 +27,7 @@ import nbformat
 
 MAX_PY_BYTES = 1 << 20        # a .py twin is a few KB; 1 MiB is generous
 MAX_NOTEBOOK_BYTES = 20 << 20  # notebooks carry outputs (plots), so allow more
+MAX_CODE_CHARS = 1 << 20      # code of one file, however it came (a notebook's cells added up)
 KIT_CELL_TAGS = {"kit-init", "kit-check", "kit-explore"}  # generated cells that the grader skips
 SAFE_NAME = re.compile(r"^[\w][\w .\-]{0,99}$")
 
@@ -39,6 +51,7 @@ class SourceFile:
 class Submission:
     student_id: str
     files: dict[str, SourceFile] = field(default_factory=dict)
+    quiz_folder: str | None = None  # where quiz answer files are read from; None: nothing is read
 
     @property
     def fingerprint(self) -> str:
@@ -114,25 +127,60 @@ def read_file(folder: Path, path: Path, assignment: str) -> SourceFile:
                           digest=digest)
     if "\x00" in "".join(cells):
         return SourceFile(assignment, name, problem=f"{name} contains binary data, not Python code", digest=digest)
+    if sum(map(len, cells)) > MAX_CODE_CHARS:
+        return SourceFile(assignment, name, problem=f"{name} holds more than {MAX_CODE_CHARS >> 20} MiB of code",
+                          digest=digest)
+    trouble = unparseable("\n\n".join(cells))
+    if trouble:
+        return SourceFile(assignment, name, problem=f"{name} cannot be parsed by Python ({trouble})", digest=digest)
     return SourceFile(assignment, name, tuple(cells), notes=tuple(notes), digest=digest)
 
 
-def choose(folder: Path, assignment: str, stub_text: dict[str, str]) -> SourceFile:
-    """Pick the student's file for one assignment. With both `.py` and `.ipynb` present, the one that
-    differs from the shipped stub wins; if both were edited, the notebook wins."""
-    candidates = [folder / f"{assignment}{ext}" for ext in (".ipynb", ".py")]
-    present = [p for p in candidates if p.exists() or p.is_symlink()]
+def unparseable(text: str) -> str | None:
+    """Why Python's parser gives up on this code (nesting too deep for it, or memory), else None.
+
+    A syntax error is not reported here: the sandbox reports it with the student's line. Parsing
+    happens with less stack than the graders will have, so code that passes here parses there too."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit - 400, 200))
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    except RecursionError:
+        return "its expressions are nested too deeply"
+    except MemoryError:
+        return "it needs too much memory to parse"
+    finally:
+        sys.setrecursionlimit(limit)
+    return None
+
+
+def choose(folder: Path, root: Path, assignment: str, stub_text: dict[str, str]) -> tuple[SourceFile, str | None]:
+    """Pick the student's file for one assignment in `root` (the student's `folder` or its one sub-folder),
+    or in `root/<assignment>/`. Returns it with where it was found when that is not the top. With both
+    `.py` and `.ipynb` present, the one that differs from the shipped stub wins; if both were edited, the
+    notebook wins."""
+    present: list[Path] = []
+    for place in (root, root / assignment):
+        if place != root and (place.is_symlink() or not place.is_dir()):
+            continue
+        present = [p for p in (place / f"{assignment}{ext}" for ext in (".ipynb", ".py")) if p.exists() or p.is_symlink()]
+        if present:
+            break
     if not present:
-        return SourceFile(assignment, None, problem=f"no {assignment}.py or {assignment}.ipynb in the submission")
+        return SourceFile(assignment, None, problem=f"no {assignment}.py or {assignment}.ipynb in the submission"), None
+    where = present[0].parent.relative_to(folder).as_posix()
+    where = None if where == "." else where
     read = [read_file(folder, p, assignment) for p in present]
     if len(read) == 1:
-        return read[0]
+        return read[0], where
     usable = [f for f in read if f.problem is None] or read
     edited = [f for f in usable if normalize(f.text) != normalize(stub_text.get(f.filename.rsplit(".", 1)[1], ""))]
     chosen = (edited or usable)[0]
     note = (f"Both {assignment}.py and {assignment}.ipynb were submitted; graded {chosen.filename} "
             "(the one changed from the handout; the notebook when both were).")
-    return replace(chosen, notes=chosen.notes + (note,))
+    return replace(chosen, notes=chosen.notes + (note,)), where
 
 
 def normalize(text: str) -> str:
@@ -141,31 +189,137 @@ def normalize(text: str) -> str:
 
 IGNORED_NAMES = {"__pycache__", "__MACOSX", "Thumbs.db", "desktop.ini"}
 QUIZ_ANSWERS = re.compile(r"^quiz_[\w.\-]+\.ya?ml$")  # graded beside the code (grading/quizzes.py)
+QUIZ_FOLDER = "quizzes"  # the handout keeps the quiz answer templates there
 
 
-def extra_files(folder: Path, assignments: list[str]) -> list[str]:
-    """Names in a student's folder that nothing grades (hidden files and caches left out)."""
-    graded = {f"{a}{ext}" for a in assignments for ext in (".py", ".ipynb")}
+def visible(folder: Path) -> list[os.DirEntry]:
+    """Entries of a folder that a person handed in (hidden files and OS clutter left out)."""
+    with os.scandir(folder) as entries:
+        return sorted((e for e in entries if not e.name.startswith(".") and e.name not in IGNORED_NAMES),
+                      key=lambda e: e.name)
+
+
+def graded_names(assignments: list[str]) -> set[str]:
+    return {f"{a}{ext}" for a in assignments for ext in (".py", ".ipynb")}
+
+
+def submission_root(folder: Path, assignments: list[str]) -> Path:
+    """The folder itself, or its single sub-folder when the files were handed in one folder down: the
+    folder holds no assignment file, no assignment folder and no quiz file, and exactly one real (not
+    linked) sub-folder."""
+    entries = visible(folder)
+    wanted = graded_names(assignments) | set(assignments) | {QUIZ_FOLDER}
+    if any(e.name in wanted or QUIZ_ANSWERS.match(e.name) for e in entries):
+        return folder
+    folders = [e for e in entries if e.is_dir(follow_symlinks=False)]
+    if len(folders) == 1 and any(e.name in wanted or QUIZ_ANSWERS.match(e.name) for e in visible(Path(folders[0].path))):
+        return Path(folders[0].path)
+    return folder
+
+
+def quiz_folder(root: Path) -> Path:
+    """Quiz answer files sit beside the code, or in the handout's quizzes/ folder."""
+    inner = root / QUIZ_FOLDER
+    if not any(QUIZ_ANSWERS.match(p.name) for p in root.iterdir()) and inner.is_dir() and not inner.is_symlink():
+        return inner
+    return root
+
+
+def extra_files(root: Path, assignments: list[str], used: set[str] = frozenset()) -> list[str]:
+    """Names in a student's folder that nothing grades (hidden files, caches and the folders the graded
+    files came from left out)."""
     try:
-        names = sorted(p.name for p in folder.iterdir())
+        names = [e.name for e in visible(root)]
     except OSError:
         return []
-    return [n for n in names if n not in graded and n not in IGNORED_NAMES and not n.startswith(".")
-            and not QUIZ_ANSWERS.match(n)]
+    return [n for n in names if n not in graded_names(assignments) and n not in used and not QUIZ_ANSWERS.match(n)]
+
+
+def refused(student_id: str, assignments: list[str], why: str) -> Submission:
+    """A row for a folder that is not graded at all: every assignment carries the reason."""
+    return Submission(student_id, {a: SourceFile(a, None, problem=why) for a in assignments})
+
+
+def student_ids(names: list[str]) -> dict[str, str]:
+    """folder name -> student id: the name in Unicode NFC (zips from macOS use NFD). Two folders whose
+    names differ only in Unicode spelling would share one id: the later ones get a marked id."""
+    ids, taken = {}, set()
+    for name in sorted(names):
+        nfc = unicodedata.normalize("NFC", name)
+        sid, n = nfc, 1
+        while sid in taken:
+            n += 1
+            sid = f"{nfc} (duplicate {n})"
+        taken.add(sid)
+        ids[name] = sid
+    return ids
 
 
 def discover(submissions: Path, assignments: list[str], stubs: dict[str, dict[str, str]]) -> list[Submission]:
-    """One Submission per student folder (folder name = student id), sorted by id."""
+    """One Submission per student folder (folder name = student id), sorted by id. Entries of SUBMISSIONS
+    that get no row (hidden folders, plain files) are listed by `not_graded`."""
+    with os.scandir(submissions) as scan:
+        entries = [e for e in scan if not e.name.startswith(".")]
+    candidates = [e for e in entries if e.is_symlink() and e.is_dir() or e.is_dir(follow_symlinks=False)]
+    ids = student_ids([e.name for e in candidates])
+    spellings: dict[str, int] = {}
+    for e in candidates:
+        nfc = unicodedata.normalize("NFC", e.name)
+        spellings[nfc] = spellings.get(nfc, 0) + 1
     found = []
-    for folder in sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        student_id = unicodedata.normalize("NFC", folder.name)
-        files = {a: choose(folder, a, stubs.get(a, {})) for a in assignments}
-        extra = extra_files(folder, assignments)
-        if extra and assignments:  # say so once: helper modules, for one, are not importable when grading
-            first = files[assignments[0]]
-            shown = ", ".join(extra[:8]) + (f" and {len(extra) - 8} more" if len(extra) > 8 else "")
-            note = (f"Not graded: {shown}. Only {' / '.join(f'{a}.py or .ipynb' for a in assignments)} are run "
-                    "(each on its own: put helper code inside the graded file).")
-            files[assignments[0]] = replace(first, notes=first.notes + (note,))
-        found.append(Submission(student_id, files))
-    return found
+    for entry in candidates:
+        student_id = ids[entry.name]
+        if entry.is_symlink():
+            found.append(refused(student_id, assignments, "the submission folder is a link to another folder; "
+                                 "it was not graded (hand in a real folder)"))
+            continue
+        if spellings[unicodedata.normalize("NFC", entry.name)] > 1:
+            found.append(refused(student_id, assignments, f"two submission folders are named "
+                                 f"{unicodedata.normalize('NFC', entry.name)!r} in different Unicode spellings; "
+                                 "neither was graded: rename or merge them"))
+            continue
+        try:
+            found.append(read_submission(student_id, Path(entry.path), assignments, stubs))
+        except OSError as exc:
+            found.append(refused(student_id, assignments, f"the submission folder could not be read "
+                                 f"({exc.strerror or type(exc).__name__})"))
+    return sorted(found, key=lambda s: s.student_id)
+
+
+def read_submission(student_id: str, folder: Path, assignments: list[str],
+                    stubs: dict[str, dict[str, str]]) -> Submission:
+    root = submission_root(folder, assignments)
+    files, places = {}, {}
+    for a in assignments:
+        files[a], where = choose(folder, root, a, stubs.get(a, {}))
+        if where:
+            places[a] = f"{where}/{files[a].filename}"
+    quizzes = quiz_folder(root)
+    used = {a for a in assignments if (root / a).is_dir()} | ({QUIZ_FOLDER} if quizzes != root else set())
+    notes = []
+    if places:
+        notes.append(f"Files found below the top of the submission and graded as if handed in at the top: "
+                     f"{', '.join(places.values())}.")
+    extra = extra_files(root, assignments, used)
+    if extra and assignments:  # say so once: helper modules, for one, are not importable when grading
+        shown = ", ".join(extra[:8]) + (f" and {len(extra) - 8} more" if len(extra) > 8 else "")
+        notes.append(f"Not graded: {shown}. Only {' / '.join(f'{a}.py or .ipynb' for a in assignments)} are run "
+                     "(each on its own: put helper code inside the graded file).")
+    if notes and assignments:
+        first = files[assignments[0]]
+        files[assignments[0]] = replace(first, notes=first.notes + tuple(notes))
+    return Submission(student_id, files, str(quizzes))
+
+
+def not_graded(submissions: Path) -> list[str]:
+    """One line per entry of SUBMISSIONS that gets no gradebook row, saying why."""
+    lines = []
+    with os.scandir(submissions) as scan:
+        for entry in sorted(scan, key=lambda e: e.name):
+            if entry.name.startswith("."):
+                lines.append(f"skipped {entry.name!r}: hidden (its name starts with a dot)")
+            elif not entry.is_dir():
+                kind = "a link, not a student folder" if entry.is_symlink() else "a file, not a student folder"
+                hint = " (unzip it into a folder named after the student)" if entry.name.endswith(".zip") else ""
+                lines.append(f"skipped {entry.name!r}: {kind}{hint}")
+    return lines

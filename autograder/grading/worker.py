@@ -5,7 +5,10 @@ the coordinator can show progress. It reads no submission folder: the manifest c
 """
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
+import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -13,20 +16,19 @@ from pathlib import Path
 import pytest
 
 from ..paths import GRADERS_DIR
-from ..sandbox import ForkServer, SandboxConfig
+from ..sandbox import ForkServer, SandboxConfig, SandboxLimits
 from .plugin import GradingPlugin
 from .submissions import SourceFile, Submission, result_stem
 
-
-
 CHUNK = 100  # students per pytest session in one worker
+DISK_FULL_EXIT = 75  # the worker stopped because OUT's disk is full
 
 
-def dump_manifest(path: Path, submissions: list[Submission], state_dir: Path, isolation: str,
+def dump_manifest(path: Path, submissions: list[Submission], state_dir: Path, isolation: str, allow_weak: bool,
                   fingerprints: dict[str, str], graders_dir: Path = GRADERS_DIR) -> None:
     path.write_text(json.dumps({
-        "state_dir": str(state_dir), "isolation": isolation, "fingerprints": fingerprints,
-        "graders_dir": str(graders_dir),
+        "state_dir": str(state_dir), "isolation": isolation, "allow_weak": allow_weak,
+        "fingerprints": fingerprints, "graders_dir": str(graders_dir),
         "submissions": [asdict(s) for s in submissions]}), encoding="utf-8")
 
 
@@ -34,9 +36,24 @@ def read_manifest(path: Path) -> dict:
     data = json.loads(path.read_text(encoding="utf-8"))
     data["submissions"] = [
         Submission(s["student_id"], {name: SourceFile(**{**f, "cells": tuple(f["cells"]), "notes": tuple(f["notes"])})
-                                     for name, f in s["files"].items()})
+                                     for name, f in s["files"].items()}, s.get("quiz_folder"))
         for s in data["submissions"]]
     return data
+
+
+def out_of_space(folder: Path) -> bool:
+    """Whether a small file can no longer be written into `folder`."""
+    probe = folder / f".space-probe-{os.getpid()}"
+    try:
+        with open(probe, "wb") as handle:
+            handle.write(b"\0" * 65536)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    finally:
+        probe.unlink(missing_ok=True)
+    return False
 
 
 def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer,
@@ -53,21 +70,26 @@ def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer
 
 
 def main(manifest_path: str) -> int:
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of our uid reads our memory or environment
     manifest = read_manifest(Path(manifest_path))
-    server = ForkServer(SandboxConfig(isolation=manifest["isolation"]))
-    if server.warning:
-        print(f"warning {server.warning}", flush=True)
+    server = ForkServer(SandboxConfig(isolation=manifest["isolation"], allow_weak=manifest["allow_weak"],
+                                      limits=SandboxLimits.from_environment()))
 
     def announce(result) -> None:
         print(f"done {result_stem(result.student_id)}", flush=True)
 
     submissions = manifest["submissions"]
+    state_dir = Path(manifest["state_dir"])
     try:
         # One pytest session per chunk: collection stays cheap, and memory (pytest keeps every collected
         # item) stays flat however large the class is.
         for start in range(0, len(submissions), CHUNK):
-            run_shard(submissions[start:start + CHUNK], Path(manifest["state_dir"]), server,
+            run_shard(submissions[start:start + CHUNK], state_dir, server,
                       manifest["fingerprints"], announce, Path(manifest["graders_dir"]))
+    except Exception:
+        if out_of_space(state_dir):  # pytest reports a failed result write as its own internal error
+            return DISK_FULL_EXIT
+        raise
     finally:
         server.close()
     return 0

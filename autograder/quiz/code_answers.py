@@ -134,8 +134,9 @@ def same_tensor(output: object, expected: object) -> bool:
 class CodeEvaluator:
     """Evaluates distinct code answers in the sandbox, one fresh child each; keeps verdicts in a cache file."""
 
-    def __init__(self, isolation: str = "auto", cache_path: Path | None = None) -> None:
+    def __init__(self, isolation: str = "auto", cache_path: Path | None = None, allow_weak: bool = False) -> None:
         self.isolation = isolation
+        self.allow_weak = allow_weak
         self.cache_path = cache_path
         self.cache: dict[str, dict] = _read_cache(cache_path)
         self.server = None
@@ -167,7 +168,7 @@ class CodeEvaluator:
         if self.server is None:
             from ..sandbox import ForkServer, SandboxConfig
 
-            self.server = ForkServer(SandboxConfig(isolation=self.isolation))
+            self.server = ForkServer(SandboxConfig(isolation=self.isolation, allow_weak=self.allow_weak))
         return self.server
 
     def _run(self, spec: CodeSpec, expression: str) -> dict:

@@ -32,7 +32,8 @@ Canvas itself (its name, ID, SIS ids and section), only students found in the ro
 assignment column takes the Canvas id of the same title in the export.
 
 Written with the csv module (RFC 4180 quoting, so commas, quotes and newlines in ids round-trip), UTF-8,
-without a byte-order mark.
+without a byte-order mark. A text cell starting with = + - @ (or a tab or carriage return) gets a leading
+apostrophe, so that a spreadsheet does not run a student's folder name as a formula.
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ import io
 from collections.abc import Mapping
 
 from ..grading.results import GRADER_ERROR, StudentResult
+from .gradebook import safe_cell
 from .roster import RosterJoin
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -97,14 +99,15 @@ def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | Non
     points = {c: max((s[c][1] for s in scores if c in s), default=0.0) for c in columns}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180 line ends, as Canvas's own export
-    writer.writerow(STUDENT_COLUMNS + [f"{c} ({canvas_ids[c]})" if c in canvas_ids else c for c in columns])
+    writer.writerow(STUDENT_COLUMNS + [safe_cell(f"{c} ({canvas_ids[c]})" if c in canvas_ids else c) for c in columns])
     writer.writerow([POINTS_POSSIBLE, "", "", "", ""] + [number(points[c]) for c in columns])
     for result, parts in zip(results, scores):
         name = "" if POINTS_POSSIBLE.lower() in result.student_id.lower() else result.student_id
         cells = [number(parts[c][0]) if c in parts and parts[c][2] else "" for c in columns]
         if roster is not None:
             entry = roster.matched[result.student_id][0]
-            writer.writerow([entry.name, entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section] + cells)
+            writer.writerow([safe_cell(entry.name), entry.canvas_id, safe_cell(entry.sis_user_id),
+                             safe_cell(entry.sis_login_id), safe_cell(entry.section)] + cells)
         else:
-            writer.writerow([name, "", "", result.student_id, ""] + cells)
+            writer.writerow([safe_cell(name), "", "", safe_cell(result.student_id), ""] + cells)
     return out.getvalue()

@@ -11,6 +11,7 @@ import html
 from collections.abc import Iterable
 
 from ..grading.results import StudentResult
+from ..sandbox.isolation import notice
 from . import heatmap, plots
 from .class_stats import (ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes, grader_problems,
                           item_analysis, percent, score_overview, test_stats, undiagnosed_failures, weak_isolation)
@@ -23,6 +24,7 @@ th { background: #f2f2f2; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.group th { background: #e4ecf7; }
 .alarm { background: #fde2e1; border: 3px solid #c0392b; padding: .8em 1em; font-weight: bold; }
+.note { background: #fff8e1; border: 2px solid #e0a800; padding: .6em 1em; }
 .flag { color: #c0392b; font-weight: bold; }
 .muted { color: #666; }
 pre { white-space: pre-wrap; max-height: 15em; overflow: auto; background: #f7f7f7; padding: .5em; }
@@ -62,15 +64,12 @@ def num(value: float | None, form: str = "{:g}") -> str:
 
 
 def isolation_section(results: list[StudentResult]) -> str:
-    weak = weak_isolation(results)
-    if not weak:
-        return ""
-    parts = "".join(f"<li>{esc(mode)}: {esc(', '.join(ids))}</li>" for mode, ids in weak.items())
-    return ('<div class="alarm"><p>WARNING: student code was NOT sandboxed with bubblewrap for the students '
-            "below. The sandbox fell back to resource limits only: their code could read every file the "
-            "grading user can read (graders, other students' work). Install bubblewrap and regrade before "
-            "trusting these scores.</p>"
-            f"<ul>{parts}</ul></div>")
+    parts = []
+    for mode, ids in weak_isolation(results).items():
+        kind = "note" if mode == "landlock" else "alarm"
+        parts.append(f'<div class="{kind}"><p>{esc(notice(mode))}</p><ul><li>{esc(mode)}: {esc(", ".join(ids))}'
+                     "</li></ul></div>")
+    return "".join(parts)
 
 
 def overview_section(results: list[StudentResult]) -> str:

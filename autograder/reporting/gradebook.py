@@ -7,6 +7,14 @@ import io
 
 from ..grading.results import StudentResult
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(text: str) -> str:
+    """A text cell that a spreadsheet shows as text instead of running it as a formula: a student id
+    (a folder name) such as `=HYPERLINK(...)` gets a leading apostrophe."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
 
 def question_columns(results: list[StudentResult]) -> list[str]:
     columns: list[str] = []
@@ -21,10 +29,10 @@ def gradebook_csv(results: list[StudentResult]) -> str:
     columns = question_columns(results)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student_id", *columns, "score", "max_score", "pending"])
+    writer.writerow(["student_id", *map(safe_cell, columns), "score", "max_score", "pending"])
     for result in results:
         per_question = result.question_scores()
-        writer.writerow([result.student_id, *(f"{per_question.get(c, (0, 0))[0]:g}" for c in columns),
+        writer.writerow([safe_cell(result.student_id), *(f"{per_question.get(c, (0, 0))[0]:g}" for c in columns),
                          f"{result.score:g}", f"{result.max_score:g}",
                          f"{sum(q.pending for q in result.quizzes):g}"])
     return out.getvalue()

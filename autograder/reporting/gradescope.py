@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..grading.results import FAILED, GRADER_ERROR, StudentResult
+from ..sandbox.isolation import notice
 from .explain import count, failure_lines, label, plan_explanations, points
 
 
@@ -21,6 +22,11 @@ def results_json(result: StudentResult) -> dict:
         tests.append({"name": f"quiz {quiz.quiz_id}", "score": quiz.score, "max_score": quiz.max_score,
                       "status": "passed" if quiz.score == quiz.max_score else "failed",
                       "output": quiz.problem or "\n".join(lines), "visibility": "visible", "tags": ["quiz"]})
+    isolation = notice(result.isolation)
+    if isolation:  # instructors only: Gradescope never shows hidden tests to students
+        tests.append({"name": "Isolation of student code (instructors only)", "score": 0.0, "max_score": 0.0,
+                      "status": "failed" if result.isolation == "rlimits" else "passed", "output": isolation,
+                      "visibility": "hidden", "tags": ["isolation"]})
     notes = list(result.problems) + list(result.notes)
     notes += [f"Mistake found: {m.diagnosis.title} ({points(m.points_lost)} in {count(len(m.tests), 'check')}; "
               f"explained in \"{label(m.anchor)}\")" for m in plan.mistakes if m.anchor.visibility == "visible"]
@@ -33,5 +39,6 @@ def results_json(result: StudentResult) -> dict:
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "extra_data": {"isolation": result.isolation, "fingerprint": result.fingerprint},
+        "extra_data": {"isolation": result.isolation, "isolation_notice": isolation or "",
+                       "fingerprint": result.fingerprint},
     }

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..grading.results import StudentResult
+from ..sandbox.isolation import notice
 from .class_stats import (diagnosed_mistakes, hardest_tests, score_overview, test_stats, undiagnosed_failures,
                           weak_isolation)
 
@@ -38,6 +39,5 @@ def plain_summary(results: list[StudentResult]) -> str:
     lines.append(f"Ungradable submissions: {overview['ungradable']} student(s) with files that could not be graded")
     lines.append(f"Grader problems (not the students' fault): {overview['grader_problems']} check(s)")
     for mode, students in weak_isolation(results).items():
-        lines.append(f"WARNING: {len(students)} student(s) graded without the bubblewrap sandbox "
-                     f"(isolation: {mode}); student code ran with resource limits only")
+        lines.append(f"{len(students)} student(s) graded with isolation '{mode}'. {notice(mode)}")
     return "\n".join(lines) + "\n"

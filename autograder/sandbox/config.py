@@ -1,24 +1,45 @@
 """Limits of the sandbox, resolved once into an immutable settings object."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+import os
+from dataclasses import dataclass, field, fields, replace
+
+LIMITS_VARIABLE = "ATTNKIT_SANDBOX_LIMITS"  # JSON, e.g. {"call_seconds": 20}: a course with slower exercises
 
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    call_seconds: float = 10.0          # wall clock for one probe (one call into student code)
-    load_seconds: float = 20.0          # wall clock for running a student's file top to bottom
-    submission_seconds: float = 90.0    # wall clock for everything one student file may use
+    # Time limits count the student's CPU time (a busy machine cannot make honest code time out);
+    # code that waits instead of computing is stopped after wall_factor times as long.
+    call_seconds: float = 10.0          # one probe (one call into student code)
+    load_seconds: float = 20.0          # running a student's file top to bottom
+    wall_factor: float = 3.0
+    submission_seconds: float = 180.0   # wall clock for everything one student file may use
     memory_bytes: int = 3 << 30         # extra address space on top of the warm interpreter
-    cpu_seconds: int = 120              # CPU time of one child
+    cpu_seconds: int = 120              # CPU time of one child process (the kernel's limit)
     processes: int = 32                 # processes of the sandbox user: bounds a fork storm
-    file_bytes: int = 0                 # no file data at all: bwrap leaves nothing writable either, and
-                                        # without it (rlimits) a child could fill the disk 1 MiB at a time
+    file_bytes: int = 0                 # no file data at all: only names in the private scratch folder,
+                                        # so nothing can fill the disk and nothing is left for the next student
     open_files: int = 64
     reply_bytes: int = 256 << 20        # largest message accepted from a child
+
+    @classmethod
+    def from_environment(cls) -> "SandboxLimits":
+        """The defaults, with the overrides in ATTNKIT_SANDBOX_LIMITS (unknown names are an error)."""
+        text = os.environ.get(LIMITS_VARIABLE, "").strip()
+        if not text:
+            return cls()
+        overrides = json.loads(text)
+        known = {f.name: f.type for f in fields(cls)}
+        unknown = set(overrides) - set(known)
+        if unknown:
+            raise ValueError(f"{LIMITS_VARIABLE}: unknown limits {sorted(unknown)}; known: {sorted(known)}")
+        return replace(cls(), **overrides)
 
 
 @dataclass(frozen=True)
 class SandboxConfig:
-    isolation: str = "auto"             # "auto", "bwrap" (required) or "rlimits" (no namespaces)
+    isolation: str = "auto"             # "auto", or one of "bwrap", "landlock", "rlimits" (isolation.py)
+    allow_weak: bool = False            # grade with "rlimits" when nothing stronger works
     limits: SandboxLimits = field(default_factory=SandboxLimits)

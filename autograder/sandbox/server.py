@@ -1,26 +1,34 @@
 """Parent side of the trust boundary: a warm fork server and one connection per student file.
 
 The zygote (child/zygote.py) runs in bubblewrap where possible: read-only system, no network,
-private /tmp and PID namespace, and nothing of the kit or of any submission visible. Student
-source text reaches a child only over its socket; only plain data (child/wire.py) comes back.
+private /tmp and PID namespace, and nothing of the kit or of any submission visible. Every child is
+confined further by Landlock and seccomp (child/confine.py). Student source text reaches a child
+only over its socket; only plain data (child/wire.py) comes back.
+
+Time limits count the CPU time of the student's processes, not the wall clock, so a busy machine
+(or a classmate hogging it) cannot make honest code time out; code that sleeps or blocks instead of
+computing is stopped once it has been idle a few times as long (time spent waiting for a CPU on a busy
+machine does not count as idle).
 """
 from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from pathlib import Path
 
 from .child import wire
 from .config import SandboxConfig, SandboxLimits
+from .isolation import (CLEAN_ENV, HARNESS_DIR, HARNESS_MOUNT, SandboxUnavailable, bwrap_binary, bwrap_command,
+                        landlock_abi, resolve)
 
-HARNESS_DIR = Path(__file__).resolve().parent / "child"
-HARNESS_MOUNT = "/opt/attnkit-harness"
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+POLL_SECONDS = 0.5  # how often a slow request's CPU time is checked
 
 
 class ChildFailure(Exception):
@@ -32,53 +40,62 @@ class ChildFailure(Exception):
         self.stdout = stdout
 
 
-class SandboxUnavailable(RuntimeError):
-    """The sandbox itself could not start: a problem of the grading machine, never of a student."""
-
-
-def python_paths() -> list[str]:
-    """Folders the interpreter needs: its installation, the virtual environment, site-packages."""
-    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    paths.update(p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p)
-    return sorted(p for p in paths if os.path.isdir(p))
-
-
-def bwrap_command() -> list[str]:
-    cmd = ["bwrap", "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid",
-           "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
-    for path in SYSTEM_DIRS:
-        cmd += ["--ro-bind-try", path, path]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-            "--ro-bind-try", "/sys/devices/system/cpu", "/sys/devices/system/cpu"]
-    made = set()
-    for path in python_paths():
-        # bwrap creates missing parents as 0700 root folders, which the unprivileged child cannot
-        # cross; make them traversable first.
-        for parent in reversed(Path(path).parents):
-            text = str(parent)
-            if text != "/" and text not in made and not text.startswith(SYSTEM_DIRS):
-                cmd += ["--perms", "0755", "--dir", text]
-                made.add(text)
-        cmd += ["--ro-bind", path, path]
-    cmd += ["--ro-bind", str(HARNESS_DIR), HARNESS_MOUNT, "--chdir", "/tmp",
-            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
-            "--setenv", "ATTNKIT_PID_NAMESPACE", "1"]
-    return cmd
-
-
 def thread_env() -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}
     return {**keep, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def bwrap_works() -> tuple[bool, str]:
-    if shutil.which("bwrap") is None:
-        return False, "bubblewrap (bwrap) is not installed"
-    probe = subprocess.run([*bwrap_command(), sys.executable, "-I", "-c", "pass"],
-                           capture_output=True, text=True, timeout=60)
-    if probe.returncode != 0:
-        return False, f"bubblewrap cannot start here: {probe.stderr.strip()[:200]}"
-    return True, "bubblewrap"
+def process_table() -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, CPU clock ticks used, its waited-for children's included) for every process."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                table[int(entry)] = (int(fields[1]), sum(int(n) for n in fields[11:15]))
+            except (OSError, ValueError, IndexError):
+                continue
+    return table
+
+
+def usage(table: dict[int, tuple[int, int]], pids: list[int]) -> tuple[float, float]:
+    """(CPU seconds, active seconds) of these processes; active = running or waiting for a CPU, which
+    tells a process that is starved on a busy machine from one that sleeps or blocks."""
+    cpu = active = 0.0
+    for pid in pids:
+        ticks = table[pid][1] / CLOCK_TICKS
+        try:
+            with open(f"/proc/{pid}/schedstat") as handle:
+                run_ns, wait_ns = (int(n) for n in handle.read().split()[:2])
+        except (OSError, ValueError):
+            run_ns = wait_ns = 0
+        cpu += max(ticks, run_ns / 1e9)
+        active += max(ticks, run_ns / 1e9) + wait_ns / 1e9
+    return cpu, active
+
+
+def descendants(table: dict[int, tuple[int, int]], root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, frontier = [], [root]
+    while frontier:
+        kids = children.get(frontier.pop(), [])
+        found += kids
+        frontier += kids
+    return found
+
+
+def innermost_pid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 class ForkServer:
@@ -86,47 +103,75 @@ class ForkServer:
 
     def __init__(self, config: SandboxConfig = SandboxConfig()) -> None:
         self.config = config
-        self.isolation, self.warning = self._choose_isolation()
+        chosen = resolve(config.isolation, config.allow_weak)
+        self.isolation, self.description, self.warning = chosen.mode, chosen.description, chosen.warning
         self.process: subprocess.Popen | None = None
         self.control: socket.socket | None = None
         self.current: Child | None = None
+        self.zygote_pid: int | None = None  # as this process sees it (bubblewrap has its own PID namespace)
+        self.scratch: str | None = None
+        self.hello: dict = {}
+        # time a file's processes spent waiting for a CPU (a busy machine), given back to its time budget;
+        # keyed by the budget's deadline, which all children of one student file share
+        self.credit: dict[float, float] = {}
 
-    def _choose_isolation(self) -> tuple[str, str]:
-        if self.config.isolation == "rlimits":
-            return "rlimits", "sandbox: namespaces turned off; student code runs with resource limits only"
-        ok, reason = bwrap_works()
-        if ok:
-            return "bwrap", ""
-        if self.config.isolation == "bwrap":
-            raise SandboxUnavailable(reason)
-        return "rlimits", (f"WARNING: {reason}. Student code runs with resource limits only: it can read "
-                           "files this user can read. Install bubblewrap for the full sandbox.")
+    def _rlimits(self) -> dict:
+        limits = self.config.limits
+        return {"RLIMIT_AS": _address_space_now() + limits.memory_bytes, "RLIMIT_CPU": limits.cpu_seconds,
+                "RLIMIT_NPROC": limits.processes, "RLIMIT_FSIZE": limits.file_bytes,
+                "RLIMIT_NOFILE": limits.open_files, "RLIMIT_CORE": 0}
 
     def start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {**thread_env(), "ATTNKIT_CONTROL_FD": str(theirs.fileno())}
+        landlock = "0" if self.isolation == "rlimits" or not landlock_abi() else "1"
+        env = {**thread_env(), "ATTNKIT_CONTROL_FD": str(theirs.fileno()), "ATTNKIT_LANDLOCK": landlock,
+               "ATTNKIT_LIMITS": json.dumps(self._rlimits())}
         if self.isolation == "bwrap":
-            cmd = [*bwrap_command(), *sum((["--setenv", k, v] for k, v in env.items()), []),
+            cmd = [*bwrap_command(bwrap_binary() or "bwrap"), *sum((["--setenv", k, v] for k, v in env.items()), []),
                    sys.executable, "-I", "-B", f"{HARNESS_MOUNT}/zygote.py"]
-            env = None
+            env = dict(CLEAN_ENV)  # bubblewrap (pid 1 inside) must not carry the instructor's environment
         else:
+            self.scratch = tempfile.mkdtemp(prefix="attnkit-sandbox-")
+            os.chmod(self.scratch, 0o711 if os.getuid() == 0 else 0o700)
             cmd = [sys.executable, "-I", "-B", str(HARNESS_DIR / "zygote.py")]
-            env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", **env}
+            env = {**CLEAN_ENV, "HOME": "/tmp", "ATTNKIT_SCRATCH": self.scratch, **env}
         self.process = subprocess.Popen(cmd, pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         theirs.close()
         self.control = ours
-        self.control.settimeout(120)
+        self.control.settimeout(300)  # importing torch on a very busy machine
         try:
             hello = json.loads(self.control.recv(4096) or b"{}")
         except (OSError, ValueError) as exc:
             hello = {"error": str(exc)}
         if not hello.get("ready"):
-            err = self.process.stderr.read(2000).decode(errors="replace") if self.process.poll() is not None else ""
+            if self.process.poll() is None:
+                self.process.kill()
+            self.process.wait()
+            err = self.process.stderr.read(2000).decode(errors="replace")
             raise SandboxUnavailable(f"the sandbox did not start ({hello}): {err}")
+        if self.isolation != "rlimits" and landlock == "1" and not hello.get("landlock"):
+            raise SandboxUnavailable("Landlock could not be applied to student processes")
+        self.hello = hello
+        self.zygote_pid = self._host_pid(int(hello["pid"]))
+
+    def _host_pid(self, inner: int) -> int | None:
+        if self.isolation != "bwrap":
+            return self.process.pid
+        table = process_table()
+        return next((pid for pid in descendants(table, self.process.pid) if innermost_pid(pid) == inner), None)
+
+    def student_usage(self) -> tuple[float, float] | None:
+        """(CPU, active) seconds of the processes alive under the zygote: the current child and everything
+        it started (orphans come back to the zygote, a subreaper). None when it cannot be measured."""
+        if self.zygote_pid is None:
+            return None
+        table = process_table()
+        return usage(table, descendants(table, self.zygote_pid))
 
     def _command(self, message: dict, fds: list[int] = ()) -> dict:
         if self.process is None or self.process.poll() is not None:
+            self.close()
             self.start()
         socket.send_fds(self.control, [json.dumps(message).encode()], list(fds))
         return json.loads(self.control.recv(4096))
@@ -138,9 +183,7 @@ class ForkServer:
             self.current.retire()
         limits = self.config.limits
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        rlimits = {"RLIMIT_AS": _address_space_now() + limits.memory_bytes, "RLIMIT_CPU": limits.cpu_seconds,
-                   "RLIMIT_NPROC": limits.processes, "RLIMIT_FSIZE": limits.file_bytes,
-                   "RLIMIT_NOFILE": limits.open_files, "RLIMIT_CORE": 0}
+        rlimits = self._rlimits()
         try:
             self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno()])
         except (OSError, ValueError):
@@ -148,7 +191,11 @@ class ForkServer:
             self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno()])
         finally:
             theirs.close()
-        self.current = Child(self, ours, limits, deadline or time.monotonic() + limits.submission_seconds)
+        deadline = deadline or time.monotonic() + limits.submission_seconds
+        if deadline not in self.credit:
+            self.credit = {k: v for k, v in list(self.credit.items())[-3:]}
+            self.credit[deadline] = 0.0
+        self.current = Child(self, ours, limits, deadline)
         return self.current
 
     def reap(self) -> None:
@@ -162,17 +209,24 @@ class ForkServer:
         if self.process is not None and self.process.poll() is None and self.control is not None:
             try:  # without a PID namespace, what the last child left running outlives a killed zygote
                 self.control.settimeout(10)
-                self._command({"op": "reap"})
+                socket.send_fds(self.control, [json.dumps({"op": "reap"}).encode()], [])
+                self.control.recv(4096)
             except (OSError, ValueError):
                 pass
         self.current = None
         if self.process is not None:
             self.process.kill()
             self.process.wait()
+            if self.process.stderr is not None:
+                self.process.stderr.close()
             self.process = None
         if self.control is not None:
             self.control.close()
             self.control = None
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+        self.zygote_pid = None
 
 
 def _address_space_now() -> int:
@@ -191,30 +245,81 @@ class Child:
         self.deadline = deadline
         self.dead: ChildFailure | None = None
         self.closed = False
+        self.seen = (0.0, 0.0)  # the student's (CPU, active) time when last measured; a fresh child has none
+
+    @property
+    def budget_end(self) -> float:
+        return self.deadline + self.server.credit.get(self.deadline, 0.0)
 
     def request(self, message: dict, seconds: float) -> dict:
+        """Send one request and wait for the reply: up to `seconds` of the student's CPU time, or
+        `wall_factor` times as long on the wall clock, whichever comes first."""
         if self.dead is not None:
             raise self.dead
         if self.closed:
             raise ChildFailure("closed", "internal: request on a retired child")
-        budget = self.deadline - time.monotonic()
+        budget = self.budget_end - time.monotonic()
         if budget <= 0:
             self._fail("timeout", f"the time budget of {self.limits.submission_seconds:.0f} s for this file is used up")
-        timeout = min(seconds, budget)
+        start = time.monotonic()
         try:
-            self.sock.settimeout(timeout)
+            self.sock.settimeout(budget)
             wire.send(self.sock, message)
-            reply = wire.receive(self.sock, self.limits.reply_bytes, deadline=time.monotonic() + timeout)
+            self._await_reply(seconds, start)
+            reply = wire.receive(self.sock, self.limits.reply_bytes, deadline=time.monotonic() + seconds)
         except (socket.timeout, TimeoutError):
-            self._fail("timeout", f"no answer within {timeout:.1f} s (an infinite loop, or far too slow)")
+            self._fail("timeout", f"the reply did not arrive within {seconds:g} s")
         except (EOFError, ConnectionError, BrokenPipeError):
             self._fail("crashed", "the code stopped the Python process (sys.exit, os._exit, a crash or a "
                                   "memory limit)")
         except wire.WireError as exc:
             self._fail("garbage", f"the process sent back something unreadable ({exc})")
+        if time.monotonic() - start > POLL_SECONDS:
+            self._measure()
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             self._fail("garbage", "the process sent back a malformed reply")
         return reply
+
+    def _measure(self) -> tuple[float, float] | None:
+        """Update what the student's processes used; time they spent waiting for a CPU goes back to the
+        file's budget, so that a busy machine does not use it up."""
+        now = self.server.student_usage()
+        if now is not None:
+            waited = (now[1] - now[0]) - (self.seen[1] - self.seen[0])
+            if waited > 0 and self.deadline in self.server.credit:
+                self.server.credit[self.deadline] += waited
+            self.seen = now
+        return now
+
+    def _await_reply(self, seconds: float, start: float) -> None:
+        """Return once the child starts answering. Fail once it used `seconds` of CPU time, or spent
+        `wall_factor` times as long neither running nor waiting for a CPU (sleeping, blocked). Both are
+        measured only after `seconds` of wall time, so a quick answer costs one select call. The file's
+        time budget (wall clock, less the time spent waiting for a CPU) is the last resort."""
+        wait, patience, seen = seconds, seconds * self.limits.wall_factor, self.seen
+        while True:
+            left = self.budget_end - time.monotonic()
+            if left <= 0:
+                self._fail("timeout", f"the time budget of {self.limits.submission_seconds:.0f} s for this file "
+                                      "is used up")
+            readable, _, _ = select.select([self.sock], [], [], max(0.0, min(wait, left)))
+            if readable:
+                return
+            wait = POLL_SECONDS
+            elapsed = time.monotonic() - start
+            if elapsed < seconds:
+                continue
+            now = self._measure()
+            if now is None:
+                idle = elapsed
+            else:
+                if now[0] - seen[0] >= seconds:
+                    self._fail("timeout", f"no answer after {seconds:g} s of CPU time (an infinite loop, or "
+                                          "far too slow)")
+                idle = elapsed - (now[1] - seen[1])
+            if idle >= patience:
+                self._fail("timeout", f"no answer within {elapsed:.0f} s, {idle:.0f} s of them spent waiting or "
+                                      "sleeping rather than computing")
 
     def _fail(self, kind: str, message: str) -> None:
         self.dead = ChildFailure(kind, message)

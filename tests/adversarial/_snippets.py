@@ -35,12 +35,27 @@ def _attnkit_name(text):
     ctypes.CDLL(None).prctl(15, text.encode(), 0, 0, 0)  # PR_SET_NAME
 '''
 
-# Destructive attacks act only when the sandbox really dropped privileges.
+# Destructive attacks act only when a harmless probe shows that the sandbox holds: not root, and no new
+# file can be made in the kit, the class or the output folder (a child may share the grader's uid).
 GUARD = '''
 import os as _os
-_SAFE = _os.getuid() not in (0, __GRADER_UID__)
+
+
+def _can_create(folder):
+    probe = _os.path.join(folder, ".attnkit-probe-%d" % _os.getpid())
+    try:
+        _os.close(_os.open(probe, _os.O_WRONLY | _os.O_CREAT | _os.O_EXCL, 0o600))
+    except OSError:
+        return False
+    _os.unlink(probe)
+    return True
+
+
+_SAFE = _os.getuid() != 0 and not any(_can_create(f) for f in ("__KIT_DIR__", "__CLASS_DIR__", "__SELF_DIR__",
+                                                              "__OUT_DIR__"))
 if not _SAFE:
-    print("ATTNKIT-LEAK student code runs as uid", _os.getuid(), "- refusing to do damage")
+    print("ATTNKIT-LEAK student code runs as uid", _os.getuid(), "and can write the kit or the class - refusing "
+          "to do damage")
 '''
 
 __all__ = ["SHA", "SCORES", "WRONG_SHA", "NAME_PROCESS", "GUARD", "solution_text", "stub_text"]

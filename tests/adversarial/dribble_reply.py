@@ -30,4 +30,4 @@ class SingleHeadAttention(_Right):
             _wire.send = _dribble
 '''
 TWIN = solution_text(ASSIGNMENT)
-EVIDENCE = "no answer within 10.0 s"
+EVIDENCE = "the reply did not arrive within"

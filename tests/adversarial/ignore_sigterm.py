@@ -26,4 +26,4 @@ def padding_mask(lengths, T_k):
         pass
 '''
 TWIN = solution_text(ASSIGNMENT)
-EVIDENCE = "no answer within 10.0 s"
+EVIDENCE = "s of CPU time (an infinite loop"

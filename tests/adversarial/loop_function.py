@@ -11,4 +11,4 @@ def causal_mask(T):
         total += 1
 '''
 TWIN = solution_text(ASSIGNMENT)
-EVIDENCE = "no answer within 10.0 s"
+EVIDENCE = "s of CPU time (an infinite loop"

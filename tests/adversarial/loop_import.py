@@ -9,4 +9,4 @@ while True:  # the file never finishes loading
     pass
 '''
 TWIN = solution_text(ASSIGNMENT)
-EVIDENCE = "no answer within 20.0 s"
+EVIDENCE = "s of CPU time (an infinite loop"

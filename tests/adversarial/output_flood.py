@@ -2,17 +2,17 @@ from ._snippets import SHA, solution_text
 
 ASSIGNMENT = SHA
 TAG = "flood"
-ATTACK = "300 MB of output at import (print, sys.__stdout__, raw fds) and 20 MB more at every call"
+ATTACK = "80 MB of output at import (print, sys.__stdout__, raw fds) and 5 MB more at every call"
 CODE = solution_text(ASSIGNMENT) + '''
 import os
 import sys
 
 _MB = "x" * (1 << 20)
-for _ in range(250):
+for _ in range(60):
     print(_MB)
-for _ in range(200_000):
+for _ in range(50_000):
     print("line of output number", _)
-for _ in range(25):
+for _ in range(6):
     sys.__stdout__.write(_MB)
     os.write(1, _MB.encode())
     os.write(2, _MB.encode())
@@ -21,7 +21,7 @@ _right_attention = attention
 
 
 def attention(Q, K, V, mask=None):
-    for _ in range(20):
+    for _ in range(5):
         print(_MB)
     return _right_attention(Q, K, V, mask)
 '''

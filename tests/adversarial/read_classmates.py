@@ -32,5 +32,3 @@ print("looked for classmates")
 '''
 TWIN = stub_text(ASSIGNMENT)
 EVIDENCE = "looked for classmates"
-XFAIL = {"rlimits": "without namespaces the child can read every world-readable folder: a class folder "
-                    "with the usual 0755/0644 permissions is open to it; only bwrap hides it"}

@@ -50,7 +50,11 @@ def _search():
                 if token.startswith("/") and os.path.isdir(token):
                     _look(os.path.join(os.path.dirname(token), "solutions", "single_head_attention",
                                        "single_head_attention.py"), "editable finder")
-    for pid in os.listdir("/proc"):
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        pids = [str(p) for p in range(1, os.getpid() + 20000)]
+    for pid in pids:
         if pid.isdigit():
             for link in ("cwd", "root"):
                 base = f"/proc/{pid}/{link}"
@@ -74,5 +78,3 @@ print("searched; found:", sorted(_found))
 '''
 TWIN = stub_text(ASSIGNMENT)
 EVIDENCE = "searched; found:"
-XFAIL = {"rlimits": "without namespaces the child can read every world-readable file, the kit's reference "
-                    "solutions and hidden tests included; only bwrap hides them"}

@@ -1,10 +1,66 @@
 #!/usr/bin/env bash
-# Gradescope runs this once when it builds the autograder image.
+# Gradescope runs this once, as root, in /autograder/source (where the zip was unpacked) when it
+# builds the autograder image. It installs:
+#   - uv, then a CPython of the version the kit pins (whatever the base image's python3 is),
+#     world-readable, since student code runs under another uid and must be able to load Python;
+#   - torch's CPU build from PyTorch's CPU wheel index (PyPI's Linux torch is the multi-GB CUDA build),
+#     then the pinned requirements, into /autograder/venv (the kit itself is NOT installed: it runs
+#     from /autograder/source, which student code cannot read);
+# and finally removes read access to the kit (reference solutions, hidden tests, quiz keys) for
+# anyone but root.
+#
+# Offline builds, and the kit's own test of this script, set instead of the network:
+#   ATTNKIT_UV=/path/to/uv          a uv binary to use
+#   ATTNKIT_PYTHON=/path/to/python  the interpreter for the virtual environment
+#   ATTNKIT_FIND_LINKS=dir[:dir]    folders of wheels (torch's CPU wheel among them); no index is used
+#   AUTOGRADER_ROOT=/folder         instead of /autograder
 set -euo pipefail
-cd /autograder/source
-apt-get update -qq
-apt-get install -y -qq python3 python3-venv python3-pip bubblewrap > /dev/null
-python3 -m venv /autograder/venv
-/autograder/venv/bin/pip install --quiet --upgrade pip
-# torch is pinned; set PIP_EXTRA_INDEX_URL to a CPU wheel index to avoid the large CUDA build.
-/autograder/venv/bin/pip install --quiet -r requirements.txt
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+VENV="$ROOT/venv"
+PYTHON_VERSION=3.11
+UV_VERSION=0.13.8
+TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_PIN="$(grep -E '^torch==' "$SOURCE/requirements.txt")"
+export UV_PYTHON_INSTALL_DIR=/opt/attnkit-python UV_NO_CONFIG=1
+
+offline() { [ -n "${ATTNKIT_FIND_LINKS:-}" ]; }
+
+if [ -n "${ATTNKIT_UV:-}" ]; then
+    UV="$ATTNKIT_UV"
+elif command -v uv > /dev/null; then
+    UV="$(command -v uv)"
+else
+    apt-get update -qq
+    apt-get install -y -qq curl ca-certificates > /dev/null
+    curl -LsSf "https://astral.sh/uv/$UV_VERSION/install.sh" | env UV_INSTALL_DIR=/usr/local/bin INSTALLER_NO_MODIFY_PATH=1 sh
+    UV=/usr/local/bin/uv
+fi
+if [ -z "${ATTNKIT_PYTHON:-}" ]; then
+    # bubblewrap: the full sandbox where the container allows user namespaces (Gradescope's usually
+    # does not; then the kit confines student code with Landlock and seccomp instead)
+    apt-get install -y -qq bubblewrap > /dev/null 2>&1 || echo "bubblewrap not installed"
+    "$UV" python install "$PYTHON_VERSION"
+    PYTHON="$("$UV" python find "$PYTHON_VERSION")"
+    chmod -R a+rX "$UV_PYTHON_INSTALL_DIR"
+else
+    PYTHON="$ATTNKIT_PYTHON"
+fi
+
+"$UV" venv --quiet --python "$PYTHON" "$VENV"
+if offline; then
+    links=()
+    IFS=: read -ra folders <<< "$ATTNKIT_FIND_LINKS"
+    for folder in "${folders[@]}"; do links+=(--find-links "$folder"); done
+    "$UV" pip install --quiet --python "$VENV/bin/python" --no-index "${links[@]}" -r "$SOURCE/requirements.txt"
+else
+    "$UV" pip install --quiet --python "$VENV/bin/python" --index-url "$TORCH_INDEX" "$TORCH_PIN"
+    "$UV" pip install --quiet --python "$VENV/bin/python" -r "$SOURCE/requirements.txt"
+fi
+"$VENV/bin/python" -c "import torch; assert not torch.version.cuda, 'a CUDA build of torch was installed'"
+chmod -R a+rX "$VENV"
+
+# Only root (run_autograder) reads the kit: student code runs as another uid.
+chown -R root:root "$SOURCE" 2> /dev/null || true
+chmod -R go-rwx "$SOURCE"
+echo "attention-kit autograder installed: $("$VENV/bin/python" --version), torch $("$VENV/bin/python" -c 'import torch; print(torch.__version__)')"

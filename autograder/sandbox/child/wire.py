@@ -6,6 +6,8 @@ so a hostile child can at worst send wrong numbers, never code (no pickle anywhe
 
 Frame: 8-byte big-endian header length, 8-byte payload length, JSON header, payload.
 Values are JSON with tensors replaced by {"$tensor": i}; header["tensors"][i] = {dtype, shape, offset}.
+Long strings (a student's source file, a flood of output) travel as raw UTF-8 in the payload,
+{"$text": [offset, length]}, so the JSON header stays small whatever size of file is accepted.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import torch
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64, "bool": torch.bool}
 NAMES = {v: k for k, v in DTYPES.items()}
 MAX_HEADER = 1 << 20  # 1 MiB of JSON is far beyond any honest message
+LONG_TEXT = 4096      # strings longer than this go into the payload
 _LENGTHS = struct.Struct(">QQ")
 
 
@@ -50,6 +53,11 @@ def encode(message: object) -> bytes:
             return [walk(v) for v in value]
         if isinstance(value, float) and not math.isfinite(value):
             return {"$float": repr(value)}
+        if isinstance(value, str) and len(value) > LONG_TEXT:
+            raw = value.encode("utf-8", "surrogatepass")
+            chunks.append(raw)
+            offset += len(raw)
+            return {"$text": [offset - len(raw), len(raw)]}
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         raise TypeError(f"cannot send a {type(value).__name__}")
@@ -82,6 +90,8 @@ def decode(header_bytes: bytes, payload: bytes) -> object:
                 if value["$float"] not in ("nan", "inf", "-inf"):
                     raise WireError("bad float")
                 return float(value["$float"])
+            if set(value) == {"$text"}:
+                return _text(value["$text"], payload)
             return {k: walk(v) for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v) for v in value]
@@ -91,6 +101,16 @@ def decode(header_bytes: bytes, payload: bytes) -> object:
         return walk(body)
     except RecursionError:
         raise WireError("message nested too deeply") from None
+
+
+def _text(spec: object, payload: bytes) -> str:
+    if (not isinstance(spec, list) or len(spec) != 2 or not all(type(n) is int and n >= 0 for n in spec)
+            or spec[0] + spec[1] > len(payload)):
+        raise WireError("bad text reference")
+    try:
+        return payload[spec[0]:spec[0] + spec[1]].decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise WireError("text is not UTF-8") from None
 
 
 def _tensor(spec: object, payload: bytes) -> torch.Tensor:

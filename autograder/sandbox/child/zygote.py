@@ -10,27 +10,31 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import platform
 import resource
 import shutil
 import signal
 import socket
 import stat
 import sys
+import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script's folder out
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # -I leaves the script's folder out
 
 import torch  # noqa: F401 - the point of the zygote: pay for this import once
 
+import confine
 import harness
 
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 22, 36, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 NOBODY = 65534
 # Without namespaces (rlimits mode) every child gets a user id of its own, so that children of
 # different workers cannot signal each other, share files, or share one RLIMIT_NPROC budget.
 SANDBOX_UID_BASE = 1_900_000_000
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # world-writable places on a usual host
+SYSTEM_READABLE = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
+                   "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu")
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -42,68 +46,97 @@ def child_uid(pid: int, own_namespace: bool) -> int:
     return NOBODY if own_namespace else SANDBOX_UID_BASE + pid
 
 
-def lock_down(limits: dict, uid: int = NOBODY, zygote: int | None = None) -> None:
-    """Runs in the fresh child before any student code: drop everything it does not need."""
+def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: dict) -> None:
+    """Runs in the fresh child before any student code: drop everything it does not need. Any
+    failure here ends the child before student code runs (the zygote checked at start that it works)."""
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
+    os.mkdir(scratch, 0o700)  # private, wiped at the next reap
     if os.getuid() == 0:  # never let student code run as root
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
+        os.chown(scratch, uid, uid)
+        confine.become(uid, keep_read_search=confinement["read_search"])
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setresuid, which clears it
-    if zygote is not None and os.getppid() != zygote:  # it died before we asked to die with it
+    if os.getppid() != zygote:  # it died before we asked to die with it
         os._exit(1)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     prctl(PR_SET_DUMPABLE, 0)  # no ptrace or /proc/<pid>/mem from siblings
-    deny_network()
+    me = os.getpid()
+    if confinement["landlock"]:
+        confine.landlock(confinement["read"] + [f"/proc/{me}"], [scratch, "/dev/null"], confinement["landlock"])
+    confine.install_seccomp(me)
     for name, value in limits.items():
         resource.setrlimit(getattr(resource, name), (value, value))
     torch.set_num_threads(1)
-    os.chdir("/")
+    os.chdir(scratch)
+    os.environ.update(HOME=scratch, TMPDIR=scratch)
+    tempfile.tempdir = scratch
 
 
-class _SockFilter(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
+def readable_paths() -> list[str]:
+    """What a child may read: the Python installation (and its virtual environment), the harness,
+    and the system's shared libraries; nothing of the kit, the submissions or the grader's home."""
+    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)), HERE,
+             *SYSTEM_READABLE}
+    paths.update(p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p))
+    return sorted(p for p in paths if os.path.exists(p))
 
 
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+def world_traversable(path: str) -> bool:
+    """Whether a user without any right of its own can reach `path` (every folder above is o+x)."""
+    current = os.path.realpath(path)
+    while current != "/":
+        current = os.path.dirname(current)
+        try:
+            if not os.stat(current).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    return True
 
 
-# (audit arch, socket, io_uring_setup) per machine; elsewhere only the namespaces keep the network out
-_SYSCALLS = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
+def confinement_plan(own_namespace: bool) -> dict:
+    abi = confine.landlock_abi() if os.environ.get("ATTNKIT_LANDLOCK", "1") == "1" else 0
+    read = readable_paths()
+    # As root without namespaces, the child's own uid may be unable to reach a Python installed under
+    # a 0700 folder (/root, a mktemp folder): it keeps CAP_DAC_READ_SEARCH, and Landlock (which a
+    # capability does not bypass) still limits what it may read. Only with Landlock, and only when
+    # the Python installation needs it (the child never needs the harness files: they are loaded).
+    python = [p for p in read if p not in SYSTEM_READABLE and p != HERE]
+    read_search = bool(abi) and os.getuid() == 0 and not all(world_traversable(p) for p in python)
+    return {"landlock": abi, "read": read, "read_search": read_search, "own_namespace": own_namespace}
 
 
-def deny_network() -> bool:
-    """A seccomp filter: socket() fails with EPERM for every family but AF_UNIX, io_uring (which can
-    open sockets too) is refused, and so are foreign syscall ABIs (x32, 32-bit). bwrap already gives
-    the child an empty network namespace; this keeps the network out in rlimits mode as well."""
-    arch = _SYSCALLS.get(platform.machine())
-    if arch is None:
-        return False
-    audit_arch, nr_socket, nr_io_uring = arch
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    program = [
-        (ld, 0, 0, 4),                  # 0: A = seccomp_data.arch
-        (jeq, 0, 7, audit_arch),        # 1: foreign ABI -> deny
-        (ld, 0, 0, 0),                  # 2: A = seccomp_data.nr
-        (jge, 5, 0, 0x40000000),        # 3: x32 syscall numbers -> deny
-        (jeq, 4, 0, nr_io_uring),       # 4: io_uring_setup -> deny
-        (jeq, 0, 2, nr_socket),         # 5: not socket() -> allow
-        (ld, 0, 0, 16),                 # 6: A = low half of args[0], the address family
-        (jeq, 0, 1, 1),                 # 7: AF_UNIX -> allow, else deny
-        (ret, 0, 0, allow),             # 8
-        (ret, 0, 0, deny),              # 9
-    ]
-    filters = (_SockFilter * len(program))(*[_SockFilter(*op) for op in program])
-    fprog = _SockFprog(len(program), filters)
-    ok = _libc.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(2), ctypes.byref(fprog),
-                     ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0  # SECCOMP_MODE_FILTER
-    return ok
+def self_test(limits: dict, plan: dict, base: str) -> str:
+    """Lock down a throw-away child exactly as a student's; '' when it worked, else why not."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            lock_down(limits, child_uid(os.getpid(), plan["own_namespace"]), os.getppid(),
+                      f"{base}/{os.getpid()}", plan)
+            for path in (os.__file__, torch.__file__):  # the Python installation stays readable
+                try:
+                    with open(path, "rb") as handle:
+                        handle.read(1)
+                except OSError as exc:
+                    raise OSError(f"the sandbox user cannot read the Python installation ({path}: "
+                                  f"{exc.strerror}); without namespaces or Landlock, run the kit from a "
+                                  "Python installation that other users can read") from None
+            os._exit(0)
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which refuses to grade
+            os.write(write_end, f"{type(exc).__name__}: {exc}".encode()[:1000])
+            os._exit(3)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        why = reader.read().decode(errors="replace")
+    _, status = os.waitpid(pid, 0)
+    shutil.rmtree(f"{base}/{pid}", ignore_errors=True)
+    code = os.waitstatus_to_exitcode(status)
+    return "" if code == 0 else f"a locked-down test process failed: {why or f'exit status {code}'}"
 
 
 def descendants(of: int, everyone: bool) -> list[int]:
@@ -139,7 +172,7 @@ def kill_all(own_namespace: bool, uids: set[int]) -> None:
             _kill_every_process_of(uid)
     # Then whatever is left of our tree, until it is gone: a process that is still exiting (or a
     # zombie) must not be there for the next student's child to find and signal.
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # returns as soon as all are gone
     while True:
         pids = descendants(os.getpid(), own_namespace)
         for pid in pids:
@@ -213,15 +246,52 @@ def warm_up() -> None:
     torch.autograd.backward(torch.softmax(layer(x), -1), torch.ones(2, 3))
 
 
+def tasks_of(uid: int) -> int:
+    """Threads running as `uid` on the machine: RLIMIT_NPROC counts them all, not only the child's."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/status") as handle:
+                    fields = dict(line.split(":", 1) for line in handle if ":" in line)
+                if int(fields["Uid"].split()[0]) == uid:
+                    count += int(fields["Threads"])
+            except (OSError, ValueError, KeyError):
+                continue
+    return count
+
+
+def wipe(scratches: list[str], own_namespace: bool) -> None:
+    """Remove what the children since the last reap could write: their scratch folders, and inside our
+    own namespaces everything in /tmp and /dev/shm (ours alone: nothing of the host is there)."""
+    for folder in scratches:
+        shutil.rmtree(folder, ignore_errors=True)
+    if own_namespace:
+        for top in ("/tmp", "/dev/shm"):
+            for entry in os.scandir(top) if os.path.isdir(top) else ():
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
+                except OSError:
+                    pass
+
+
 def main() -> None:
     own_namespace = os.environ.get("ATTNKIT_PID_NAMESPACE") == "1"
+    base = os.environ["ATTNKIT_SCRATCH"]
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_DUMPABLE, 0)
     warm_up()
+    plan = confinement_plan(own_namespace)
     control = socket.socket(fileno=int(os.environ["ATTNKIT_CONTROL_FD"]))
-    control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
-    uids: set[int] = set()  # uids of children since the last reap (rlimits mode)
+    problem = self_test(json.loads(os.environ.get("ATTNKIT_LIMITS", "{}")), plan, base)
+    control.send(json.dumps({"ready": not problem, "error": problem, "pid": os.getpid(), "landlock": plan["landlock"],
+                             "read_search": plan["read_search"], "uid": os.getuid()}).encode())
+    uids: set[int] = set()  # uids of children since the last reap (as root without namespaces)
+    scratches: list[str] = []
     zygote = os.getpid()
     while True:
         try:
@@ -232,23 +302,30 @@ def main() -> None:
             return
         command = json.loads(data)
         if command["op"] == "spawn":
+            limits = command["limits"]
+            if os.getuid() != 0 and not own_namespace:  # the child shares the grading user's uid and its count
+                limits = {**limits, "RLIMIT_NPROC": limits["RLIMIT_NPROC"] + tasks_of(os.getuid())}
             pid = os.fork()
             if pid == 0:
                 control.close()
                 try:
-                    lock_down(command["limits"], child_uid(os.getpid(), own_namespace), zygote)
+                    me = os.getpid()
+                    lock_down(limits, child_uid(me, own_namespace), zygote, f"{base}/{me}", plan)
                     harness.Harness().serve(socket.socket(fileno=fds[0]))
                 finally:
                     os._exit(0)
             os.close(fds[0])
+            scratches.append(f"{base}/{pid}")
             if not own_namespace and os.getuid() == 0:
                 uids.add(child_uid(pid, own_namespace))
             reply = {"pid": pid}
         elif command["op"] == "reap":
             kill_all(own_namespace, uids)
+            wipe(scratches, own_namespace)
             if uids:
                 remove_files_of(uids)
             uids.clear()
+            scratches.clear()
             reply = {"reaped": True}
         else:
             return

@@ -1,0 +1,263 @@
+"""Kernel confinement of one student process: Landlock, a seccomp filter and capabilities.
+
+Runs in the freshly forked child before any student code, in every isolation mode (inside
+bubblewrap it is defence in depth; without namespaces it is the sandbox). The parent imports this
+module too, to ask which Landlock ABI the kernel offers.
+
+- Landlock (Linux 5.13+, unprivileged): the child may read and execute only the Python
+  installation, the system's libraries and the harness; write only its private scratch folder;
+  bind or connect no TCP port (ABI 4+); signal no process and reach no abstract unix socket outside
+  its own domain (ABI 6+). Landlock also keeps ptrace, /proc/<pid>/mem and process_vm_* away from
+  every process outside the domain (all ABIs).
+- seccomp: no socket() at all (the child's own socket is already open; socketpair stays), no
+  io_uring, no ptrace, process_vm_*, open_by_handle_at, kcmp, bpf, perf, keyrings or mounts, no new
+  namespaces; kill/tgkill/tkill/rt_sig*queueinfo/pidfd_open only towards the child itself (or its
+  process group), whatever the Landlock ABI. clone3 answers ENOSYS so the C library falls back to
+  clone, whose flags can be checked.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import stat
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+# Landlock (include/uapi/linux/landlock.h). The three syscalls have the same number on every arch.
+SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
+CREATE_RULESET_VERSION = 1
+RULE_PATH_BENEATH = 1
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+FS_REMOVE_DIR, FS_REMOVE_FILE, FS_MAKE_CHAR, FS_MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
+FS_MAKE_REG, FS_MAKE_SOCK, FS_MAKE_FIFO, FS_MAKE_BLOCK = 1 << 8, 1 << 9, 1 << 10, 1 << 11
+FS_MAKE_SYM, FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 12, 1 << 13, 1 << 14, 1 << 15
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+READ = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+FILE_RIGHTS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV  # what a file rule may hold
+
+
+def fs_rights(abi: int) -> int:
+    """Every filesystem right the kernel's ABI knows: all are handled, so all are denied by default."""
+    rights = (1 << 13) - 1
+    if abi >= 2:
+        rights |= FS_REFER
+    if abi >= 3:
+        rights |= FS_TRUNCATE
+    if abi >= 5:
+        rights |= FS_IOCTL_DEV
+    return rights
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 when Landlock is missing or disabled."""
+    version = _libc.syscall(SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
+    return max(int(version), 0)
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def landlock(read: list[str], write: list[str], abi: int) -> None:
+    """Restrict this process (and everything it starts) to reading `read` and writing `write`.
+    Paths that do not exist are skipped. Requires no_new_privs. Raises OSError on failure."""
+    handled = fs_rights(abi)
+    attr = _RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0,
+                        SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    ruleset = _libc.syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
+    try:
+        for paths, rights in ((read, READ), (write, handled)):
+            for path in paths:
+                _allow(int(ruleset), path, rights & handled)
+        if _libc.syscall(SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(ruleset)
+
+
+def _allow(ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            rights &= FILE_RIGHTS
+        rule = _PathBeneath(rights, fd)
+        if _libc.syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), ctypes.byref(rule),
+                         ctypes.c_uint32(0)) != 0:
+            raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
+    finally:
+        os.close(fd)
+
+
+# ------------------------------------------------------------------------------------------------
+# seccomp
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+# Per machine: audit arch, whether x32 numbers must be refused, and the syscall numbers used below.
+_ARCH = {
+    "x86_64": (0xC000003E, True, dict(
+        socket=41, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, ptrace=101,
+        process_vm_readv=310, process_vm_writev=311, open_by_handle_at=304, pidfd_getfd=438,
+        pidfd_send_signal=424, kcmp=312, bpf=321, perf_event_open=298, userfaultfd=323, keyctl=250, add_key=248,
+        request_key=249, unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161,
+        open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442,
+        kill=62, rt_sigqueueinfo=129, tgkill=234, tkill=200, rt_tgsigqueueinfo=297, pidfd_open=434,
+        clone=56, clone3=435)),
+    "aarch64": (0xC00000B7, False, dict(
+        socket=198, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, ptrace=117,
+        process_vm_readv=270, process_vm_writev=271, open_by_handle_at=265, pidfd_getfd=438,
+        pidfd_send_signal=424, kcmp=272, bpf=280, perf_event_open=241, userfaultfd=282, keyctl=219, add_key=217,
+        request_key=218, unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, chroot=51,
+        open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442,
+        kill=129, rt_sigqueueinfo=138, tgkill=131, tkill=130, rt_tgsigqueueinfo=240, pidfd_open=434,
+        clone=220, clone3=435)),
+}
+DENIED = ("socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace", "process_vm_readv",
+          "process_vm_writev", "open_by_handle_at", "pidfd_getfd", "pidfd_send_signal", "kcmp", "bpf",
+          "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "unshare", "setns", "mount",
+          "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+          "mount_setattr")
+SIGNALS_BY_PID = ("kill", "rt_sigqueueinfo")             # pid, -pgid or 0
+SIGNALS_BY_TGID = ("tgkill", "tkill", "rt_tgsigqueueinfo", "pidfd_open")  # first argument must be us
+NEW_NAMESPACES = 0x7E020000  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
+
+_LD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_ALLOW, _EPERM, _ENOSYS = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+_NR, _ARCH_OFF, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (args[0]'s low half on little endian)
+
+
+def seccomp_program(own_pid: int, machine: str | None = None) -> list[tuple[int, int, int, int]] | None:
+    """The filter as BPF instructions, with this process's pid built in; None on an unknown machine."""
+    spec = _ARCH.get(machine or platform.machine())
+    if spec is None:
+        return None
+    audit_arch, refuse_x32, nr = spec
+    code: list = []  # items: (op, true label or offset, false label or offset, k)
+
+    def jump(op, k, true, false):
+        code.append((op, true, false, k))
+
+    code.append((_LD, 0, 0, _ARCH_OFF))
+    jump(_JEQ, audit_arch, 0, "deny")
+    code.append((_LD, 0, 0, _NR))
+    if refuse_x32:
+        jump(_JGE, 0x40000000, "deny", 0)
+    for name in DENIED:
+        jump(_JEQ, nr[name], "deny", 0)
+    jump(_JEQ, nr["clone3"], "enosys", 0)
+    for name in SIGNALS_BY_PID:
+        jump(_JEQ, nr[name], "by_pid", 0)
+    for name in SIGNALS_BY_TGID:
+        jump(_JEQ, nr[name], "by_tgid", 0)
+    jump(_JEQ, nr["clone"], "clone", 0)
+    code.append((_RET, 0, 0, _ALLOW))  # everything else
+    code.append(("label", "by_pid"))
+    code.append((_LD, 0, 0, _ARG0))
+    jump(_JEQ, own_pid, "allow", 0)
+    jump(_JEQ, (-own_pid) & 0xFFFFFFFF, "allow", 0)
+    jump(_JEQ, 0, "allow", "deny")
+    code.append(("label", "by_tgid"))
+    code.append((_LD, 0, 0, _ARG0))
+    jump(_JEQ, own_pid, "allow", "deny")
+    code.append(("label", "clone"))
+    code.append((_LD, 0, 0, _ARG0))
+    jump(_JSET, NEW_NAMESPACES, "deny", "allow")
+    code.append(("label", "allow"))  # BPF jumps only forward: the verdicts come last
+    code.append((_RET, 0, 0, _ALLOW))
+    code.append(("label", "deny"))
+    code.append((_RET, 0, 0, _EPERM))
+    code.append(("label", "enosys"))
+    code.append((_RET, 0, 0, _ENOSYS))
+    # resolve labels into relative jumps
+    program, positions = [], {}
+    for item in code:
+        if item[0] == "label":
+            positions[item[1]] = len(program)
+        else:
+            program.append(item)
+    labels = positions
+    resolved = []
+    for index, (op, true, false, k) in enumerate(program):
+        def offset(target):
+            if isinstance(target, int):
+                return target
+            distance = labels[target] - index - 1
+            assert 0 <= distance < 256, (target, distance)
+            return distance
+        resolved.append((op, offset(true), offset(false), k) if op in (_JEQ, _JGE, _JSET) else (op, 0, 0, k))
+    return resolved
+
+
+def install_seccomp(own_pid: int) -> bool:
+    program = seccomp_program(own_pid)
+    if program is None:
+        return False
+    filters = (_SockFilter * len(program))(*[_SockFilter(*op) for op in program])
+    fprog = _SockFprog(len(program), filters)
+    PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+    ok = _libc.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog),
+                     ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0
+    if not ok:
+        raise OSError(ctypes.get_errno(), "seccomp filter refused")
+    return True
+
+
+# ------------------------------------------------------------------------------------------------
+# capabilities
+
+CAP_DAC_READ_SEARCH = 2
+PR_SET_KEEPCAPS = 8
+_CAP_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def set_capabilities(keep: int | None) -> None:
+    """Leave this process exactly one capability (`keep`, effective and permitted), or none at all."""
+    header = _CapHeader(_CAP_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if keep is not None:
+        data[keep // 32].effective = data[keep // 32].permitted = 1 << (keep % 32)
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def become(uid: int, keep_read_search: bool) -> None:
+    """As root: switch to `uid`, keeping at most CAP_DAC_READ_SEARCH (so that a Python installation
+    under a 0700 folder such as /root stays readable; Landlock still limits what may be read)."""
+    if keep_read_search:
+        _libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if keep_read_search:
+        _libc.prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0)
+        set_capabilities(CAP_DAC_READ_SEARCH)
