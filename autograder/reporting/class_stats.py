@@ -191,17 +191,17 @@ def item_analysis(results: list[StudentResult]) -> list[ItemStats]:
                     questions.append(item.question_id)
                 maxima[quiz.quiz_id, item.question_id] = max(maxima.get((quiz.quiz_id, item.question_id), 0.0),
                                                              item.max_score)
-            if quiz.problem is None:
-                answers.setdefault(quiz.quiz_id, []).append({i.question_id: i.score for i in quiz.items})
+            if quiz.problem is None:  # an answer waiting for review has no score yet: left out, not a 0
+                answers.setdefault(quiz.quiz_id, []).append({i.question_id: i.score for i in quiz.items
+                                                             if not i.pending})
     items: list[ItemStats] = []
     for quiz_id, questions in order.items():
-        takers = answers.get(quiz_id, [])
-        totals = [sum(scores.values()) for scores in takers]
         for question in questions:
             top = maxima[quiz_id, question]
-            own = [scores.get(question, 0.0) for scores in takers]
+            takers = [scores for scores in answers.get(quiz_id, []) if question in scores]
+            own = [scores[question] for scores in takers]
             difficulty = statistics.fmean(own) / top if takers and top else None
-            rest = [total - score for total, score in zip(totals, own)]
+            rest = [sum(scores.values()) - score for scores, score in zip(takers, own)]
             discrimination = pearson(own, rest) if len(takers) >= MIN_TAKERS else None
             full = sum(1 for score in own if top and score >= top)
             items.append(ItemStats(quiz_id, question, top, len(takers), difficulty, discrimination, full))

@@ -50,12 +50,14 @@ def feedback_markdown(result: StudentResult) -> str:
         elif test.status == GRADER_ERROR and test.output:
             lines += [f"  > {line}" for line in test.output.splitlines()]
     for quiz in result.quizzes:
-        lines += ["", f"## Quiz: {quiz.quiz_id} ({quiz.score:g} / {quiz.max_score:g})", ""]
+        waiting = f"; {quiz.pending:g} waiting for your instructor's review" if quiz.pending else ""
+        lines += ["", f"## Quiz: {quiz.quiz_id} ({quiz.score:g} / {quiz.max_score:g}{waiting})", ""]
         if quiz.problem:
             lines.append(f"- {quiz.problem}")
             continue
         for item in quiz.items:
-            lines.append(f"- {item.question_id}: {item.score:g}/{item.max_score:g}")
+            shown = "pending review" if item.pending else f"{item.score:g}"
+            lines.append(f"- {item.question_id}: {shown}/{item.max_score:g}")
             if item.feedback:
                 lines += [f"  > {line}" for line in item.feedback.splitlines()]
     if result.printed.strip():
