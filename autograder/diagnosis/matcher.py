@@ -1,0 +1,138 @@
+"""Name a mistake only when its model reproduces what the student's code did, and nothing contradicts it.
+
+A Diagnoser holds the observations of one student's file (every call the graders made, in order). Nothing
+is computed while the student passes. When a check fails, `explain(since)` looks at the calls made since
+the check started: a mistake is named when
+
+- its model reproduces (compare.agree) a call whose result was wrong, and
+- no call of the same target contradicts it: wherever the mistake would have changed the result, the
+  student's result is what the mistake gives (a call where the student is right but the mistake would
+  not be, or where the code raised but the mistake would not, rules it out).
+
+Several mistakes that pass both tests are all named; none: no cause is given (symptoms.py says what is wrong).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .catalog import MISTAKES
+from .compare import agree, gap
+from .model import Model
+from .pipeline import NotApplicable
+from .probe import Observation
+from . import registry
+
+SUPPORT, CONTRADICT, NEUTRAL = "support", "contradict", "neutral"
+
+
+@dataclass(frozen=True)
+class Finding:
+    mistake: str    # stable id (catalog.MISTAKES)
+    title: str      # the mistake in the lessons' words
+    evidence: str   # what shows it: which call, how close
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str
+    error: float = 0.0
+    note: str = ""
+
+
+@dataclass
+class Case:
+    probe: object          # the float64 probe
+    output: object         # the student's result, as the graders judge it (registry.canonical)
+    reference: object      # the right result, or None if the reference could not run (then nothing is judged)
+    deviates: bool
+
+
+class Diagnoser:
+    def __init__(self, models_for: Callable[[str], list[Model]] = registry.models_for,
+                 reference: Callable = registry.reference, canonical: Callable = registry.canonical) -> None:
+        self.observations: list[Observation] = []
+        self._models_for = models_for
+        self._reference = reference
+        self._canonical = canonical
+        self._cases: dict[int, Case] = {}
+        self._verdicts: dict[tuple[int, int], Verdict] = {}
+
+    def record(self, observation: Observation) -> None:
+        self.observations.append(observation)
+
+    def __len__(self) -> int:
+        return len(self.observations)
+
+    def explain(self, since: int = 0) -> tuple[Finding, ...]:
+        """The mistakes that explain a wrong result among the observations from index `since` on."""
+        window = [i for i in range(since, len(self.observations)) if self._case(i).deviates]
+        findings: dict[str, Finding] = {}
+        for target in dict.fromkeys(self.observations[i].probe.target for i in window):
+            mine = [i for i in window if self.observations[i].probe.target == target]
+            history = [i for i, o in enumerate(self.observations) if o.probe.target == target]
+            for model in self._models_for(target):
+                if model.mistake in findings:
+                    continue
+                support = [(i, v) for i in mine for v in [self._verdict(i, model)] if v.kind == SUPPORT]
+                if support and all(self._verdict(i, model).kind != CONTRADICT for i in history):
+                    findings[model.mistake] = Finding(model.mistake, MISTAKES[model.mistake],
+                                                      self._evidence(*support[0], len(support)))
+        return tuple(findings.values())
+
+    # --- the cached steps --------------------------------------------------------------------------
+    def _case(self, index: int) -> Case:
+        if index not in self._cases:
+            observation = self.observations[index]
+            probe = observation.probe.in_float64()
+            output = None if observation.raised else self._canonical(probe.target, observation.output)
+            try:
+                reference = self._canonical(probe.target, self._reference(probe))
+            except Exception:  # noqa: BLE001 - an unknown target or inputs the reference rejects: judge nothing
+                self._cases[index] = Case(probe, output, None, False)
+                return self._cases[index]
+            deviates = observation.raised or not agree(output, reference).same
+            self._cases[index] = Case(probe, output, reference, deviates)
+        return self._cases[index]
+
+    def _verdict(self, index: int, model: Model) -> Verdict:
+        key = (index, id(model))
+        if key not in self._verdicts:
+            self._verdicts[key] = self._judge(self.observations[index], self._case(index), model)
+        return self._verdicts[key]
+
+    def _judge(self, observation: Observation, case: Case, model: Model) -> Verdict:
+        if case.reference is None:
+            return Verdict(NEUTRAL)
+        try:
+            predicted, note = model.run(case.probe, case.output)
+            predicted = self._canonical(model.target, predicted)
+        except NotApplicable:
+            return Verdict(NEUTRAL)
+        except Exception:  # noqa: BLE001 - the mistaken code would raise here
+            return Verdict(NEUTRAL if observation.raised else CONTRADICT)
+        if agree(predicted, case.reference).same:
+            return Verdict(NEUTRAL)  # the mistake would not show on this call
+        if observation.raised:
+            return Verdict(CONTRADICT)
+        found = agree(case.output, predicted)
+        return Verdict(SUPPORT, found.error, note) if found.same else Verdict(CONTRADICT)
+
+    def _evidence(self, index: int, verdict: Verdict, count: int) -> str:
+        case = self._cases[index]
+        closeness = "exactly" if verdict.error == 0 else f"to within {verdict.error:.1g}"
+        text = f"on {self.observations[index].probe.describe()}, your result equals what this mistake gives {closeness}"
+        if verdict.note:
+            text += f" ({verdict.note})"
+        text += f"; the right result {gap(case.output, case.reference)}"
+        if count > 1:
+            text += f"; the same holds on {count - 1} more call{'s' if count > 2 else ''} of this check"
+        return text + "."
+
+
+def diagnose(observations: list[Observation]) -> tuple[Finding, ...]:
+    """All the mistakes that explain a wrong result among these observations (one student's calls)."""
+    diagnoser = Diagnoser()
+    for observation in observations:
+        diagnoser.record(observation)
+    return diagnoser.explain()
