@@ -20,8 +20,9 @@ MISTAKES: dict[str, str] = {
     "scale-hardcoded": "the scores are divided by a fixed sqrt(64) = 8 instead of sqrt(d_k) read from the keys",
     "scale-multiplied": "the scores are multiplied by sqrt(d_k) instead of divided by it",
     "scale-sqrt-dmodel": "the scores are scaled by 1/sqrt(d_model) instead of 1/sqrt(d_k), the projected size",
-    "w-transposed": "W is used transposed: the score is q_i^T W^T k_j (as applying self.W to the queries, or "
-                    "multiplying the keys by self.W.weight from the right, gives)",
+    "w-transposed": "W is used transposed: nn.Linear keeps its weight as (out_features, in_features), and "
+                    "x @ self.W.weight or W applied to the other side computes with W^T (the general score "
+                    "becomes q_i^T W^T k_j)",
     "projection-bias": "the linear maps have biases; the lesson's maps are bias-free (bias=False)",
     "additive-no-tanh": "the tanh is missing: v^T (W_q q_i + W_k k_j) is a linear score",
     "additive-relu": "ReLU is used instead of tanh in the additive score",
@@ -43,6 +44,8 @@ MISTAKES: dict[str, str] = {
                                        "instead of filling scores with -inf before it",
     "mask-bitwise-not": "~mask negates only bool masks: on a 0/1 int mask it gives -2/-1 and on a float mask it "
                         "fails; compare instead (mask == 0)",
+    "mask-needs-bool": "the code accepts only a bool mask, but a 0/1 int or float mask is allowed too; build the "
+                       "condition with mask == 0",
     # Softmax: scores to weights
     "softmax-wrong-dim": "the softmax runs over the queries, not over the keys (dim=-1)",
     "softmax-no-dim": "the softmax has no dim=, and for 3-D input PyTorch then picks dim 0, the batch",

@@ -30,6 +30,17 @@ def leaks(scores: torch.Tensor, mask: torch.Tensor, fill: float) -> bool:
     return bool((weights.masked_fill((mask != 0).expand_as(weights), 0) > VISIBLE).any())
 
 
+def same_everywhere(values: torch.Tensor, value: float) -> bool:
+    return bool(((values - value).abs() <= 1e-6 * max(1.0, abs(value))).all())
+
+
+def telling(scores: torch.Tensor, mask: torch.Tensor, fill: float) -> bool:
+    """A fill tells something only if it is not ~0 (that is mask-zero-fill), leaks weight, and differs from
+    the forbidden scores themselves (scores that are all c already look "filled with c")."""
+    forbidden = scores[(mask == 0).expand_as(scores)]
+    return abs(fill) >= NEAR_ZERO and not same_everywhere(forbidden, fill) and leaks(scores, mask, fill)
+
+
 def fill_in_scores(scores: torch.Tensor, mask: torch.Tensor, output: object) -> tuple[dict, str] | None:
     """apply_mask: every forbidden score came back as the same finite number c."""
     got = as_tensor(output)
@@ -40,9 +51,7 @@ def fill_in_scores(scores: torch.Tensor, mask: torch.Tensor, output: object) -> 
     if not torch.isfinite(values).all():
         return None
     fill = values.median().item()
-    if abs(fill) < NEAR_ZERO or (values - fill).abs().max().item() > 1e-6 * max(1.0, abs(fill)):
-        return None
-    if not leaks(scores, mask, fill):
+    if not same_everywhere(values, fill) or not telling(scores, mask, fill):
         return None
     return {"fill": fill}, f"forbidden scores filled with {fill:.4g}"
 
@@ -59,7 +68,7 @@ def fill_in_weights(scores: torch.Tensor, mask: torch.Tensor, output: object) ->
         return None
     estimates = scores.gather(-1, anchor) + got.clamp_min(1e-300).log() - anchor_weight.clamp_min(1e-300).log()
     fill = estimates[usable].median().item()
-    if abs(fill) < NEAR_ZERO or not leaks(scores, mask, fill):
+    if not telling(scores, mask, fill):
         return None
     return {"fill": fill}, f"forbidden scores filled with about {fill:.3g}"
 
