@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 
 from autograder.diagnosis import Observation, Probe
+from autograder.diagnosis.pipeline import mistake_of
 from tests.classroom import solution_text
 from tests.test_catalogue import CORRECT, WRONG  # noqa: F401 - the catalogue's entries, loaded once
 
@@ -131,6 +132,9 @@ def attention_probes(r) -> list[Probe]:
     padding = (torch.arange(T)[None, :] < torch.tensor([6, 3, 1])[:, None]).unsqueeze(1)
     for mask in (causal, causal.long(), causal.float(), padding):
         found.append(Probe("attention", (Q, K, V, mask)))
+    rows_differ = torch.rand(3, 5, 7, generator=torch.Generator().manual_seed(5)) > 0.5
+    rows_differ[..., 0] = True
+    found.append(Probe("attention", (r(3, 5, d_k), r(3, 7, d_k), r(3, 7, d_v), rows_differ)))
     hot_K = torch.where(padding.transpose(-2, -1), K, 400 * torch.eye(d_k)[0])
     found.append(Probe("attention", (Q + 3 * torch.eye(d_k)[0], hot_K, V, padding)))
     found.append(Probe("attention", (r(2, 3, 5, scale=30), r(2, 5, 5, scale=30), r(2, 5, 3))))
@@ -148,7 +152,10 @@ def layer_probes(r) -> list[Probe]:
     x = r(2, 6, 12)
     causal = torch.ones(6, 6).tril().bool()
     padding = (torch.arange(6)[None, :] < torch.tensor([6, 2])[:, None]).unsqueeze(1)
+    rows_differ = torch.rand(2, 6, 6, generator=torch.Generator().manual_seed(6)) > 0.5
+    rows_differ[..., 0] = True
     found += [Probe("SingleHeadAttention", (x, x, causal), params=params),
+              Probe("SingleHeadAttention", (x, x, rows_differ), params=params),
               Probe("SingleHeadAttention", (x, x, padding.long()), params=params),
               Probe("SingleHeadAttention", (x * 10, x * 10), params=params)]  # scores in the hundreds
     # padded keys far out: some forbidden scores dwarf every allowed one
@@ -237,6 +244,10 @@ VARIANTS = {
     "mask-added": {"masking": "scores + mask"},
     "mask-not-applied": {"masking": "scores"},
     "mask-small-fill": {"masking": "scores.masked_fill(mask == 0, -10.0)"},
+    "scale-power-precedence": {"scores": "Q @ K.transpose(-2, -1) / K.shape[-1] ** 1/2"},
+    "scale-power-precedence-stored": {"scores": "(lambda scale: Q @ K.transpose(-2, -1) / scale)(K.shape[-1] ** 1/2)"},
+    "mask-first-row": {"masking": "scores.masked_fill((mask[:, :1, :] if mask.dim() == 3 else mask) == 0, -math.inf)"},
+    "mask-always-causal": {"masking": "scores.masked_fill(torch.ones(Q.shape[1], K.shape[1]).tril() == 0, -math.inf)"},
     "keys-from-xq": {"projections": "self.W_Q(x_q), self.W_K(x_q), self.W_V(x_kv)"},
 }
 LAYER_ONLY = {"scale-sqrt-dmodel": {"scores": "Q @ K.transpose(-2, -1) / math.sqrt(x_q.shape[-1])"}}
@@ -246,9 +257,9 @@ def written(template: str, changes: dict) -> str:
     return template.format(**{**RIGHT, **changes})
 
 
-HANDWRITTEN = [("single_head_attention", "attention", name, written(ATTENTION, change))
+HANDWRITTEN = [("single_head_attention", "attention", mistake_of(name), written(ATTENTION, change))
                for name, change in VARIANTS.items() if "projections" not in change]
-HANDWRITTEN += [("single_head_attention", "SingleHeadAttention", name, written(LAYER, change))
+HANDWRITTEN += [("single_head_attention", "SingleHeadAttention", mistake_of(name), written(LAYER, change))
                 for name, change in {**VARIANTS, **LAYER_ONLY}.items()]
 HANDWRITTEN += [
     ("single_head_attention", "attention", "mask-after-softmax-renormalised", '''
@@ -315,4 +326,7 @@ HANDWRITTEN += [("attention_scores", "scaled_dot_scores", name, f"def scaled_dot
                 for name, code in [("scale-missing", "Q @ K.transpose(-2, -1)"),
                                    ("k-at-q", "K @ Q.transpose(-2, -1) / math.sqrt(K.shape[-1])"),
                                    ("batch-crosstalk", "Q @ K[0].transpose(-2, -1) / math.sqrt(K.shape[-1])"),
-                                   ("transpose-all-dims", "Q @ K.T / math.sqrt(K.shape[-1])")]]
+                                   ("transpose-all-dims", "Q @ K.T / math.sqrt(K.shape[-1])"),
+                                   ("scale-power-precedence", "Q @ K.transpose(-2, -1) / K.shape[-1] ** 1/2")]]
+HANDWRITTEN += [("attention_scores", "scaled_dot_scores", "scale-power-precedence",
+                 "def scaled_dot_scores(Q, K):\n    scale = K.shape[-1] ** 1/2\n    return Q @ K.transpose(-2, -1) / scale\n")]

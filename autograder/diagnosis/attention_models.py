@@ -8,15 +8,15 @@ import functools
 
 from . import fits
 from .model import function_model, module_model
-from .pipeline import (MASK_AFTER, MASK_BEFORE, PROJECTIONS, RIGHT, SCALES, SCORES, SOFTMAX, SOFTMAX_MISTAKE,
+from .pipeline import (MASK_AFTER, MASK_BEFORE, PROJECTIONS, RIGHT, SCALES, SCORES, SOFTMAX, mistake_of,
                        attend, layer, project)
 
 # stage -> {variant: mistake id}; every variant is one model, the rest of the pipeline right
 STAGES = {
     "scores": {name: name for name in SCORES if name != RIGHT},
-    "scale": {name: name for name in SCALES if name not in (RIGHT, "scale-sqrt-dmodel")},
+    "scale": {name: mistake_of(name) for name in SCALES if name not in (RIGHT, "scale-sqrt-dmodel")},
     "masking": {name: name for name in list(MASK_BEFORE) + list(MASK_AFTER) if name not in (RIGHT, "mask-small-fill")},
-    "softmax": {name: SOFTMAX_MISTAKE.get(name, name) for name in SOFTMAX if name != RIGHT},
+    "softmax": {name: mistake_of(name) for name in SOFTMAX if name != RIGHT},
     "order": {"returns-weights-first": "returns-weights-first"},
 }
 
@@ -74,7 +74,7 @@ def layer_dropout_fit(probe, output):
 
 LAYER = stage_models("SingleHeadAttention", module_model, layer, extra={
     "projection": {name: name for name in PROJECTIONS if name != RIGHT},
-    "scale": {name: name for name in SCALES if name != RIGHT},
+    "scale": {name: mistake_of(name) for name in SCALES if name != RIGHT},
 })
 LAYER.append(module_model("SingleHeadAttention", "mask-small-fill", functools.partial(layer, masking="mask-small-fill"),
                           fit=layer_fill_fit))

@@ -19,6 +19,8 @@ MISTAKES: dict[str, str] = {
     "scale-sqrt-tk": "the scores are divided by sqrt(T_k), the number of keys, instead of sqrt(d_k)",
     "scale-hardcoded": "the scores are divided by a fixed sqrt(64) = 8 instead of sqrt(d_k) read from the keys",
     "scale-multiplied": "the scores are multiplied by sqrt(d_k) instead of divided by it",
+    "scale-power-precedence": "`d_k ** 1/2` is not sqrt(d_k): ** binds before /, so it is d_k / 2 (and "
+                              "`x / d_k ** 1/2` is x / d_k / 2); write d_k ** 0.5 or math.sqrt(d_k)",
     "scale-sqrt-dmodel": "the scores are scaled by 1/sqrt(d_model) instead of 1/sqrt(d_k), the projected size",
     "w-transposed": "W is used transposed: nn.Linear keeps its weight as (out_features, in_features), and "
                     "x @ self.W.weight or W applied to the other side computes with W^T (the general score "
@@ -44,6 +46,9 @@ MISTAKES: dict[str, str] = {
                                        "instead of filling scores with -inf before it",
     "mask-bitwise-not": "~mask negates only bool masks: on a 0/1 int mask it gives -2/-1 and on a float mask it "
                         "fails; compare instead (mask == 0)",
+    "mask-first-row": "only the first query's row of the mask is used, for every query (mask[:, :1, :]), as if every "
+                      "mask were a (B, 1, T_k) padding mask",
+    "mask-always-causal": "a causal mask is applied whatever mask is given",
     "mask-needs-bool": "the code accepts only a bool mask, but a 0/1 int or float mask is allowed too; build the "
                        "condition with mask == 0",
     # Softmax: scores to weights

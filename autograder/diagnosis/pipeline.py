@@ -49,6 +49,8 @@ SCALES = {
     "scale-sqrt-tk": lambda K, d_model: 1 / math.sqrt(K.shape[-2]),
     "scale-hardcoded": lambda K, d_model: 1 / math.sqrt(64),
     "scale-multiplied": lambda K, d_model: math.sqrt(K.shape[-1]),
+    "scale-power-precedence": lambda K, d_model: 1 / K.shape[-1] / 2,         # scores / d_k ** 1/2
+    "scale-power-precedence-stored": lambda K, d_model: 1 / (K.shape[-1] ** 1 / 2),  # scale = d_k ** 1/2
     "scale-sqrt-dmodel": lambda K, d_model: 1 / math.sqrt(_d_model(d_model)),
 }
 
@@ -67,7 +69,11 @@ MASK_BEFORE = {
     "mask-added": lambda s, m, fill: s + m,
     "mask-not-applied": lambda s, m, fill: s,
     "mask-small-fill": _fill,
+    "mask-first-row": lambda s, m, fill: s.masked_fill((m[:, :1, :] if m.dim() == 3 else m) == 0, float("-inf")),
+    "mask-always-causal": lambda s, m, fill: s.masked_fill(
+        ~torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool).tril(), float("-inf")),
 }
+QUERY_MASKING = ("mask-first-row", "mask-always-causal")  # mistakes of code that is given masks of many kinds
 
 
 def _renormalised(weights, mask):
@@ -105,7 +111,12 @@ SOFTMAX = {
     "softmax-no-dim": lambda s: torch.softmax(s, dim=legacy_softmax_dim(s.dim())),
     "softmax-unstable": float32_exp_softmax,
 }
-SOFTMAX_MISTAKE = {"softmax-dim-1": "softmax-wrong-dim"}  # stage variants that are one mistake
+# stage variants that are another way of writing one mistake
+SAME_MISTAKE = {"softmax-dim-1": "softmax-wrong-dim", "scale-power-precedence-stored": "scale-power-precedence"}
+
+
+def mistake_of(variant: str) -> str:
+    return SAME_MISTAKE.get(variant, variant)
 
 
 def weigh(scores, mask=None, *, masking=RIGHT, softmax=RIGHT, fill=None, dropout=None):

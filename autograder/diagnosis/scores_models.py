@@ -11,7 +11,8 @@ import torch
 
 from . import fits
 from .model import function_model, module_model
-from .pipeline import MASK_AFTER, MASK_BEFORE, RIGHT, SCALES, SCORES, SOFTMAX, SOFTMAX_MISTAKE, weigh, weight
+from .pipeline import (MASK_AFTER, MASK_BEFORE, QUERY_MASKING, RIGHT, SCALES, SCORES, SOFTMAX, mistake_of,
+                       weigh, weight)
 
 
 # --- dot and scaled dot-product scores ---------------------------------------------------------------
@@ -21,12 +22,13 @@ def scaled(Q, K, scores=RIGHT, scale=RIGHT):
 
 
 SCORE_VARIANTS = [name for name in SCORES if name != RIGHT]
-SCALE_VARIANTS = ["scale-missing", "scale-by-dk", "scale-sqrt-tk", "scale-hardcoded", "scale-multiplied"]
+SCALE_VARIANTS = [name for name in SCALES if name not in (RIGHT, "scale-sqrt-dmodel")]
 
 DOT = [function_model("dot_scores", name, SCORES[name]) for name in SCORE_VARIANTS]
 DOT.append(function_model("dot_scores", "unwanted-scale", functools.partial(scaled, scale=RIGHT)))
 SCALED = [function_model("scaled_dot_scores", name, functools.partial(scaled, scores=name)) for name in SCORE_VARIANTS]
-SCALED += [function_model("scaled_dot_scores", name, functools.partial(scaled, scale=name)) for name in SCALE_VARIANTS]
+SCALED += [function_model("scaled_dot_scores", mistake_of(name), functools.partial(scaled, scale=name))
+           for name in SCALE_VARIANTS]
 
 
 # --- Luong general and Bahdanau additive scores ------------------------------------------------------
@@ -85,7 +87,7 @@ def weights_dropout_fit(probe, output):
     return fits.dropout(attention_weights(*probe.args, **probe.kwargs), output)
 
 
-MASKING_VARIANTS = [name for name in MASK_BEFORE if name not in (RIGHT, "mask-small-fill")]
+MASKING_VARIANTS = [name for name in MASK_BEFORE if name not in (RIGHT, "mask-small-fill") + QUERY_MASKING]
 APPLY_MASK = [function_model("apply_mask", name, functools.partial(apply_mask, masking=name))
               for name in MASKING_VARIANTS]
 APPLY_MASK.append(function_model("apply_mask", "mask-small-fill",
@@ -93,7 +95,7 @@ APPLY_MASK.append(function_model("apply_mask", "mask-small-fill",
                                  fit=lambda p, out: fits.fill_in_scores(*p.args[:2], out)))
 WEIGHTS = [function_model("attention_weights", name, functools.partial(attention_weights, masking=name))
            for name in MASKING_VARIANTS + list(MASK_AFTER)]
-WEIGHTS += [function_model("attention_weights", SOFTMAX_MISTAKE.get(name, name),
+WEIGHTS += [function_model("attention_weights", mistake_of(name),
                            functools.partial(attention_weights, softmax=name)) for name in SOFTMAX if name != RIGHT]
 WEIGHTS.append(function_model("attention_weights", "mask-small-fill",
                               functools.partial(attention_weights, masking="mask-small-fill"), fit=weights_fill_fit))
