@@ -328,5 +328,8 @@ HANDWRITTEN += [("attention_scores", "scaled_dot_scores", name, f"def scaled_dot
                                    ("batch-crosstalk", "Q @ K[0].transpose(-2, -1) / math.sqrt(K.shape[-1])"),
                                    ("transpose-all-dims", "Q @ K.T / math.sqrt(K.shape[-1])"),
                                    ("scale-power-precedence", "Q @ K.transpose(-2, -1) / K.shape[-1] ** 1/2")]]
-HANDWRITTEN += [("attention_scores", "scaled_dot_scores", "scale-power-precedence",
-                 "def scaled_dot_scores(Q, K):\n    scale = K.shape[-1] ** 1/2\n    return Q @ K.transpose(-2, -1) / scale\n")]
+HANDWRITTEN += [("attention_scores", "scaled_dot_scores", "scale-power-precedence", """
+def scaled_dot_scores(Q, K):
+    scale = K.shape[-1] ** 1/2
+    return Q @ K.transpose(-2, -1) / scale
+""")]
