@@ -66,19 +66,30 @@ class Diagnoser:
 
     def explain(self, since: int = 0) -> tuple[Finding, ...]:
         """The mistakes that explain a wrong result among the observations from index `since` on."""
-        window = [i for i in range(since, len(self.observations)) if self._case(i).deviates]
+        window = [i for i in range(len(self.observations) - 1, since - 1, -1) if self._case(i).deviates]
         findings: dict[str, Finding] = {}
         for target in dict.fromkeys(self.observations[i].probe.target for i in window):
             mine = [i for i in window if self.observations[i].probe.target == target]
-            history = [i for i, o in enumerate(self.observations) if o.probe.target == target]
+            history = [i for i, o in enumerate(self.observations) if o.probe.target == target and i not in mine]
             for model in self._models_for(target):
                 if model.mistake in findings:
                     continue
-                support = [(i, v) for i in mine for v in [self._verdict(i, model)] if v.kind == SUPPORT]
+                support = self._support(model, mine)  # newest first: most models are ruled out at once
                 if support and all(self._verdict(i, model).kind != CONTRADICT for i in history):
                     findings[model.mistake] = Finding(model.mistake, MISTAKES[model.mistake],
-                                                      self._evidence(*support[0], len(support)))
+                                                      self._evidence(*support[-1], len(support)))
         return tuple(findings.values())
+
+    def _support(self, model: Model, indices: list[int]) -> list[tuple[int, Verdict]]:
+        """The calls among `indices` that the model reproduces; none if one of them contradicts it."""
+        found = []
+        for index in indices:
+            verdict = self._verdict(index, model)
+            if verdict.kind == CONTRADICT:
+                return []
+            if verdict.kind == SUPPORT:
+                found.append((index, verdict))
+        return found
 
     # --- the cached steps --------------------------------------------------------------------------
     def _case(self, index: int) -> Case:
@@ -111,12 +122,14 @@ class Diagnoser:
             return Verdict(NEUTRAL)
         except Exception:  # noqa: BLE001 - the mistaken code would raise here
             return Verdict(NEUTRAL if observation.raised else CONTRADICT)
-        if agree(predicted, case.reference).same:
-            return Verdict(NEUTRAL)  # the mistake would not show on this call
         if observation.raised:
-            return Verdict(CONTRADICT)
+            return Verdict(NEUTRAL if agree(predicted, case.reference).same else CONTRADICT)
         found = agree(case.output, predicted)
-        return Verdict(SUPPORT, found.error, note) if found.same else Verdict(CONTRADICT)
+        if found.same:  # a right result the mistake also gives shows nothing; a wrong one is evidence
+            return Verdict(SUPPORT, found.error, note) if case.deviates else Verdict(NEUTRAL)
+        if not case.deviates:
+            return Verdict(CONTRADICT)  # the code is right where the mistake would show
+        return Verdict(NEUTRAL if agree(predicted, case.reference).same else CONTRADICT)
 
     def _evidence(self, index: int, verdict: Verdict, count: int) -> str:
         case = self._cases[index]
