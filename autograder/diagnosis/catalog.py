@@ -56,6 +56,8 @@ MISTAKES: dict[str, str] = {
     "softmax-no-dim": "the softmax has no dim=, and for 3-D input PyTorch then picks dim 0, the batch",
     "softmax-unstable": "the softmax is exp(s) / sum exp(s) without subtracting the row maximum, which "
                         "overflows for large scores",
+    "random-result": "the result is random: identical calls give different results (dropout left on, or random "
+                     "numbers)",
     "dropout-on-weights": "dropout on the attention weights is active: some weights are zeroed at random and the "
                           "rest scaled up",
     # Mix and the layer's projections

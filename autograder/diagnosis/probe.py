@@ -17,12 +17,14 @@ class Probe:
     kwargs: Mapping = field(default_factory=dict)
     params: Mapping | None = None      # module parameters set by the probe, by name ("W_Q.weight")
     what: str = ""                     # how feedback names the call: "attention with a causal (T, T) mask"
+    init: tuple | None = None          # a module's constructor arguments
 
     def in_float64(self) -> "Probe":
         """The same inputs as the reference sees them: seeded inputs rebuilt, floating tensors in float64."""
         return Probe(self.target, tuple(float64(a) for a in self.args),
                      {k: float64(v) for k, v in self.kwargs.items()},
-                     None if self.params is None else {k: float64(v) for k, v in self.params.items()}, self.what)
+                     None if self.params is None else {k: float64(v) for k, v in self.params.items()}, self.what,
+                     self.init)
 
     def describe(self) -> str:
         return self.what or f"{self.target}({', '.join(shape_of(a) for a in self.args)})"
@@ -30,10 +32,12 @@ class Probe:
 
 @dataclass(frozen=True)
 class Observation:
-    """A probe and what the student's code did with it: returned `output`, or raised (`raised` True)."""
+    """A probe and what the student's code did with it: returned `output`, or raised (`raised` True).
+    `report` keeps what the child said besides the output: "param_names", "inputs_changed"."""
     probe: Probe
     output: object = None
     raised: bool = False
+    report: Mapping = field(default_factory=dict)
 
 
 def float64(value: object) -> object:
