@@ -35,7 +35,9 @@ def master():
 
 
 def test_table_holds_each_telling_mistake_once(master):
-    (call,) = known_table(master, "attention")["test_scale_and_mask"]
+    table, right = known_table(master, "attention")
+    (call,) = table["test_scale_and_mask"]
+    assert right["test_scale_and_mask"][0][0] is True
     titles = [title for title, _, _ in call]
     assert MISTAKES["mask-after-softmax"] in titles and MISTAKES["scale-missing"] in titles
     assert MISTAKES["mask-not-applied"] in titles
@@ -46,12 +48,12 @@ def test_the_block_is_numbers_and_the_fixed_comparison_only(master):
     """The handout gets no model or reference code: a table of plain values, and the helper that compares."""
     tree = ast.parse(known_block(master, "attention"))
     kinds = [type(node).__name__ for node in tree.body]
-    assert kinds == ["Assign", "Assign", "FunctionDef", "FunctionDef"]
-    assert [f.name for f in tree.body[2:]] == ["known_mistake", "_same"]
-    table = tree.body[1].value
+    assert kinds == ["Assign", "Assign", "Assign", "FunctionDef", "FunctionDef", "FunctionDef"]
+    assert [f.name for f in tree.body[3:]] == ["known_mistake", "right_result", "_same"]
     allowed = (ast.Dict, ast.List, ast.Tuple, ast.Constant, ast.UnaryOp, ast.USub, ast.Load)
-    assert all(isinstance(n, allowed) or (isinstance(n, ast.Name) and n.id in ("nan", "inf"))
-               for n in ast.walk(table))
+    for table in (tree.body[1].value, tree.body[2].value):
+        assert all(isinstance(n, allowed) or (isinstance(n, ast.Name) and n.id in ("nan", "inf"))
+                   for n in ast.walk(table))
 
 
 @pytest.mark.parametrize("entry,mistake", [("att_mask_after_softmax", "mask-after-softmax"),

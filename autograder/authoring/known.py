@@ -3,7 +3,7 @@
 mistake whose numbers the student's result matches, without the models or the reference in the handout.
 
 A public check opts in by calling `known_mistake("<check function>", <call number>, result)` in an assertion
-message. The generator runs each such check once against the solution with the checked function recorded,
+message (and may compare with `right_result("<check function>", <call number>)`, the reference's numbers). The generator runs each such check once against the solution with the checked function recorded,
 and writes, per call, what every mistake model gives on those inputs. Mistakes that give the right result
 there, or the same result as another mistake, are left out: this check could not tell them apart.
 """
@@ -41,6 +41,14 @@ def known_mistake(check, call, result):
     return " Your result is what this known mistake gives: " + "; ".join(dict.fromkeys(named)) + "."
 
 
+def right_result(check, call):
+    """The right result of that call of the check, as a tensor or a tuple of tensors."""
+    import torch
+    is_pair, values = RIGHT_RESULTS[check][call]
+    parts = [torch.tensor(v) for v in values]
+    return tuple(parts) if is_pair else parts[0]
+
+
 def _same(part, expected):
     import torch
     if not isinstance(part, torch.Tensor) or tuple(part.shape) != tuple(expected.shape):
@@ -67,8 +75,8 @@ def solution_namespace(master: Master) -> dict:
     return namespace
 
 
-def recorded(target: str, implementation, calls: list[Probe]):
-    """The solution's function or class, recording every call's inputs (and a module's parameters)."""
+def recorded(target: str, implementation, calls: list[Probe], outputs: list):
+    """The solution's function or class, recording every call's inputs (and a module's parameters) and result."""
     def copies(values):
         return tuple(v.detach().clone() if isinstance(v, torch.Tensor) else v for v in values)
 
@@ -77,28 +85,35 @@ def recorded(target: str, implementation, calls: list[Probe]):
             def forward(self, *args, **kwargs):
                 params = {name: p.detach().clone() for name, p in self.named_parameters()}
                 calls.append(Probe(target, copies(args), dict(zip(kwargs, copies(kwargs.values()))), params))
-                return super().forward(*args, **kwargs)
+                outputs.append(super().forward(*args, **kwargs))
+                return outputs[-1]
         return Recorded
 
     def function(*args, **kwargs):
         calls.append(Probe(target, copies(args), dict(zip(kwargs, copies(kwargs.values())))))
-        return implementation(*args, **kwargs)
+        outputs.append(implementation(*args, **kwargs))
+        return outputs[-1]
     return function
 
 
-def known_table(master: Master, exercise: str) -> dict[str, list[list[tuple]]]:
-    """{check function: [per call: [(title, is_pair, [values per part])]]} for the exercise's public checks."""
-    checks: dict = {"test_case": lambda **options: (lambda function: function), "known_mistake": lambda *a: ""}
+def known_table(master: Master, exercise: str) -> tuple[dict, dict]:
+    """({check function: [per call: [(title, is_pair, [values per part])]]}, {check function: [per call: (is_pair,
+    [values per part]) of the right result]}) for the exercise's public checks that use known_mistake."""
+    outputs: list = []  # the solution's results of the check being recorded, which right_result gives back
+    checks: dict = {"test_case": lambda **options: (lambda function: function), "known_mistake": lambda *a: "",
+                    "right_result": lambda check, call: outputs[call]}
     for cell in master.of("public", exercise):
         exec(compile(cell.source, f"<{master.name} public {exercise}>", "exec"), checks)
     implementation = solution_namespace(master)[exercise]
-    table = {}
+    table, right = {}, {}
     for name, check in list(checks.items()):
         if name.startswith("test_") and callable(check) and CALL in _source_of(master, exercise, name):
             calls: list[Probe] = []
-            check(**{exercise: recorded(exercise, implementation, calls)})
+            outputs.clear()
+            check(**{exercise: recorded(exercise, implementation, calls, outputs)})
             table[name] = [mistakes_on(call) for call in calls]
-    return table
+            right[name] = [encoded(reference(call.in_float64())) for call in calls]
+    return table, right
 
 
 def _source_of(master: Master, exercise: str, function: str) -> str:
@@ -121,8 +136,11 @@ def mistakes_on(call: Probe) -> list[tuple]:
             found.append((model.mistake, output))
     told_apart = [(m, out) for m, out in found
                   if not any(other != m and agree(out, theirs).same for other, theirs in found)]
-    return [(MISTAKES[m], isinstance(out, (tuple, list)), [plain(part) for part in _parts(out)])
-            for m, out in told_apart]
+    return [(MISTAKES[m], *encoded(out)) for m, out in told_apart]
+
+
+def encoded(output) -> tuple[bool, list]:
+    return isinstance(output, (tuple, list)), [plain(part) for part in _parts(output)]
 
 
 def _parts(output) -> list:
@@ -146,6 +164,7 @@ def known_block(master: Master, exercise: str) -> str:
     """The lines a public test file needs for its known_mistake calls ("" when it makes none)."""
     if not uses_known_mistakes(master, exercise):
         return ""
-    table = known_table(master, exercise)
-    return (f"# What known mistakes give on these checks' fixed inputs, by check and call (made by `make "
-            f"assignments`).\nnan, inf = float(\"nan\"), float(\"inf\")\nKNOWN_MISTAKES = {table!r}\n{HELPER}")
+    table, right = known_table(master, exercise)
+    return (f"# What known mistakes give on these checks' fixed inputs, by check and call, and the right results "
+            f"(made by `make assignments`).\nnan, inf = float(\"nan\"), float(\"inf\")\n"
+            f"KNOWN_MISTAKES = {table!r}\nRIGHT_RESULTS = {right!r}\n{HELPER}")
