@@ -22,9 +22,9 @@ def test_scale_and_mask(attention):
     K = torch.tensor([[[1.0, 1.0, 1.0, 1.0], [0.0, 2.0, 0.0, -1.0], [3.0, 0.0, 1.0, 0.0]]])
     V = torch.tensor([[[1.0, 0.0], [0.0, 2.0], [5.0, 5.0]]])
     result = attention(Q, K, V, torch.tensor([1, 1, 0]))
-    expected = torch.softmax(torch.tensor([2.0, -0.5]), dim=0)
-    assert torch.allclose(result[1][0, 0, :2], expected, atol=1e-5), (
-        "the allowed keys' weights are wrong." + known_mistake("test_scale_and_mask", 0, result))'''
+    output, weights = right_result("test_scale_and_mask", 0)
+    assert torch.allclose(result[1].double(), weights.double(), atol=1e-5), (
+        "the weights are wrong." + known_mistake("test_scale_and_mask", 0, result))'''
 
 
 @pytest.fixture(scope="module")
