@@ -5,16 +5,19 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 SUBMISSIONS ?=
 OUT ?=
+ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench sandbox-tools clean
+.PHONY: help setup test grade assignments check-assignments release gradescope bench sandbox-tools clean \
+        report-screenshots
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
-	@echo "make grade [SUBMISSIONS=dir OUT=dir]  grade a class (default: the bundled demo class)"
+	@echo "make grade [SUBMISSIONS=dir OUT=dir ROSTER=canvas-export.csv]  grade a class (default: the demo class)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
+	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +39,7 @@ test: setup
 	$(PY) -m pytest -q
 
 grade: setup
-	$(PY) -m autograder.cli grade $(SUBMISSIONS) $(if $(OUT),--out "$(OUT)")
+	$(PY) -m autograder.cli grade $(SUBMISSIONS) $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")
 
 assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments
@@ -52,6 +55,11 @@ gradescope: $(STAMP)
 
 clean:
 	rm -rf out dist build *.egg-info
+
+# Needs chromium (apt-get install chromium). Writes out/screenshots/*.png: the demo class's report and
+# reports of in-memory classes that show every heatmap state, diagnoses and quiz item statistics.
+report-screenshots: grade
+	$(PY) -m tests.report_screenshots --out out/screenshots
 
 bench: setup
 	$(PY) bench/bench_grading.py --n $(N)

@@ -26,10 +26,21 @@ def main() -> None:
 @click.option("--workers", type=int, default=None, help="Parallel graders (default: number of cores).")
 @click.option("--isolation", type=click.Choice(["auto", "bwrap", "rlimits"]), default="auto",
               help="auto: bubblewrap when available, else resource limits only (with a warning).")
-def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str) -> None:
+@click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="A Canvas gradebook export (CSV): canvas.csv then carries Canvas's student and assignment ids.")
+def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str,
+          roster: Path | None) -> None:
     """Grade every student folder in SUBMISSIONS (default: the bundled demo class)."""
     from .grading.runner import grade_class
     from .reporting.outputs import write_outputs
+    from .reporting.roster import join_roster, read_canvas_export
+
+    export = None
+    if roster is not None:
+        try:
+            export = read_canvas_export(roster.read_text(encoding="utf-8-sig"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise click.BadParameter(str(exc), param_hint="--roster") from None
 
     submissions = submissions or paths.DEMO_CLASS_DIR
     out = out or paths.ROOT / "out" / ("demo" if submissions == paths.DEMO_CLASS_DIR else submissions.name)
@@ -49,10 +60,27 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             bar.console.print(f"[bold red]{text}[/]")
 
         results = grade_class(submissions, out, workers=workers, isolation=isolation, progress=progress, warn=warn)
-    write_outputs(out, results)
+    joined = None
+    if export is not None:
+        joined = join_roster([r.student_id for r in results], export[0])
+        joined.assignment_ids = export[1]
+        report_roster(joined, out)
+    write_outputs(out, results, joined)
     summarize(results, out, warnings)
     if any(r.grader_errors for r in results):
         sys.exit(2)
+
+
+def report_roster(joined, out: Path) -> None:
+    console.print(f"roster: {len(joined.matched)} submission folder(s) matched to Canvas students "
+                  f"(details in {out / 'roster-match.csv'})")
+    for folder in joined.unmatched:
+        console.print(f"[bold red]roster: no Canvas student for folder {folder!r}; left out of canvas.csv[/]")
+    for folder, names in joined.ambiguous.items():
+        console.print(f"[bold red]roster: folder {folder!r} matches {', '.join(names)}; left out of canvas.csv[/]")
+    if joined.without_submission:
+        console.print(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission folder: "
+                      + ", ".join(e.name for e in joined.without_submission[:10]))
 
 
 def summarize(results, out: Path, warnings: list[str]) -> None:
@@ -63,6 +91,9 @@ def summarize(results, out: Path, warnings: list[str]) -> None:
         problems = "; ".join(result.problems) or ("grader errors" if result.grader_errors else "")
         table.add_row(result.student_id, f"{result.score:g} / {result.max_score:g}", problems)
     console.print(table)
+    pending = sum(q.pending for r in results for q in r.quizzes)
+    if pending:
+        console.print(f"{pending:g} quiz point(s) wait for review (pending, not 0): run `attnkit review {out}`")
     errors = sum(len(r.grader_errors) for r in results)
     if errors:
         console.print(f"[bold red]{errors} checks hit a grader problem (not the students' fault); "
@@ -74,6 +105,22 @@ def summarize(results, out: Path, warnings: list[str]) -> None:
     console.print(plain_summary(results), markup=False, highlight=False, end="")  # test names hold [brackets]
     console.print(f"gradebook: {out / 'gradebook.csv'}\nfeedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
                   f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}")
+
+
+@main.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def review(out: Path) -> None:
+    """Gather the quiz answers in OUT that need a person into OUT/review.yaml, one group per wording."""
+    from .quiz import load_quizzes
+    from .quiz.review import write_review
+
+    try:
+        path, groups, answers = write_review(out, load_quizzes(paths.QUIZZES_DIR))
+    except (FileNotFoundError, ValueError) as exc:
+        console.print(f"[bold red]{exc}[/]")
+        sys.exit(1)
+    console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}\n"
+                  "Fill in each group's score, then grade again with the same --out folder.")
 
 
 @main.command()

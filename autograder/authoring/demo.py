@@ -39,7 +39,10 @@ MISTAKES = {
     },
 }
 QUIZ_SKILL = {"ada": 1.0, "grace": 0.8, "linus": 0.6, "barbara lee": 0.4}  # share answered right
-BROKEN_QUIZ = ("margaret", "quiz_attention.yaml", "sc-01: [unclosed\n  : : :\n")
+# A LaTeX answer in double quotes and an unquoted colon: invalid YAML, read one answer at a time.
+BROKEN_QUIZ = ("margaret", "quiz_attention.yaml",
+               'att-01: "softmax(QK^T/\\sqrt{d_k}) V"\natt-02: false\natt-07: it removes the bottleneck: '
+               'the decoder sees all encoder states instead of one final vector\n')
 NOTATION = ("grace", "√d_k")  # answers "square root of d_k" in the notation the normaliser accepts
 
 

@@ -1,7 +1,8 @@
 """`make release`: one archive of what students get, and nothing else.
 
-Only files under assignments/ (student notebooks, .py twins, public checks) and the quiz handouts
-(questions without answers, answer-file templates) are packed. Entries have a fixed timestamp so the same content gives the same archive.
+Only files under assignments/ (student notebooks, .py twins, public checks), the quiz handouts
+(questions without answers, answer-file templates), and the generated README.md and requirements.txt
+(authoring/handout.py) are packed. Entries have a fixed timestamp so the same content gives the same archive.
 """
 from __future__ import annotations
 
@@ -41,7 +42,10 @@ def quiz_handouts() -> dict[str, bytes]:
 
 def build_release(target: Path, extra: Callable[[], dict[str, bytes]] | None = None) -> Path:
     """Write the student archive to `target`; `extra` adds more handouts (e.g. quizzes without answers)."""
-    files = {**student_files(), **quiz_handouts()}
+    from .handout import student_readme, student_requirements
+
+    files = {**student_files(), **quiz_handouts(), "README.md": student_readme().encode("utf-8"),
+             "requirements.txt": student_requirements().encode("utf-8")}
     if extra is not None:
         files.update(extra())
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -42,11 +42,47 @@ def notebook(master: Master, for_students: bool, tests_dir: str) -> nbformat.Not
             cells.append(new_code_cell(cell.source, metadata={"tags": ["kit-explore"]}))
     if len(cells) > 1 and cells[1].cell_type == "markdown":
         cells[0], cells[1] = cells[1], cells[0]  # the title first, then the checker set-up
-    cells.append(new_markdown_cell("## Run every check\nRun this cell to see all public checks at once."))
-    cells.append(new_code_cell("grader.check_all()", metadata={"tags": ["kit-check"]}))
+    checks = [e for e in master.exercises() if master.of("public", e)]
+    cells.append(new_markdown_cell("## Run every check\nRun this cell to see all public checks at once, in the order "
+                                   "of this notebook."))
+    cells.append(new_code_cell(f"for question in {checks!r}:\n    display(grader.check(question))",
+                               metadata={"tags": ["kit-check"]}))
     for index, cell in enumerate(cells):
         cell.id = f"cell-{index:03d}"  # nbformat picks random ids; fixed ones keep generation reproducible
     return new_notebook(cells=cells, metadata=dict(KERNEL))
+
+
+# Without a display (a terminal over SSH, a container) matplotlib cannot open windows and plt.show() shows
+# nothing: the figures are saved next to the file instead, and their paths printed.
+EXPLORE_WITHOUT_DISPLAY = '''def explore_and_show():
+    """Run explore(); where no window can open, save each figure as a PNG next to this file and say where."""
+    import os
+
+    import matplotlib
+
+    if os.name != "nt" and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "pgf", "template"):
+        explore()
+        return
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "figures")
+    saved = set()
+
+    def save_figures(*args, **kwargs):
+        os.makedirs(folder, exist_ok=True)
+        for number in plt.get_fignums():
+            if number not in saved:
+                path = os.path.join(folder, f"{name}_figure_{{number}}.png")
+                plt.figure(number).savefig(path, dpi=120, bbox_inches="tight")
+                saved.add(number)
+                print(f"No display: figure saved to {{path}}")
+
+    plt.show = save_figures
+    explore()
+    save_figures()
+'''
 
 
 def as_comment(markdown: str) -> str:
@@ -74,14 +110,23 @@ def python_twin(master: Master, for_students: bool, tests_dir: str) -> str:
     parts.append(f"def explore():\n    \"\"\"The hands-on experiments of the notebook.\"\"\"\n{body or '    pass'}")
     parts.append(
         "def run_checks():\n"
-        "    \"\"\"The public checks, as the notebook's grader.check cells run them.\"\"\"\n"
+        "    \"\"\"The public checks, in the notebook's order; returns how many failed.\"\"\"\n"
         "    import os\n    import otter\n\n"
         f"    tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), {tests_dir!r})\n"
         "    grader = otter.Notebook(tests_dir=tests)\n"
+        "    failed = []\n"
         f"    for question in {checks!r}:\n"
-        "        print(grader.check(question, globals()))\n")
-    parts.append('if __name__ == "__main__":\n    import sys\n\n    run_checks()\n'
-                 '    if "--explore" in sys.argv:\n        explore()')
+        "        result = grader.check(question, globals())\n"
+        "        print(result)\n"
+        "        if not result.passed_all:\n"
+        "            failed.append(question)\n"
+        f"    print(f\"{{len(failed)}} of {len(checks)} checks failed: {{', '.join(failed)}}\" if failed "
+        f"else \"All {len(checks)} checks passed.\")\n"
+        "    return len(failed)")
+    parts.append(EXPLORE_WITHOUT_DISPLAY.format(name=master.name))
+    parts.append('if __name__ == "__main__":\n    import sys\n\n    failures = run_checks()\n'
+                 '    if "--explore" in sys.argv:\n        explore_and_show()\n'
+                 '    sys.exit(1 if failures else 0)')
     return "\n\n\n".join(parts) + "\n"
 
 

@@ -1,8 +1,9 @@
 """pytest plugin: hidden tests run here, in the trusted process, once collected for a whole shard.
 
 Each test is parametrised by a session-scoped `submission`, so pytest collects once and groups
-the items student by student. Points, visibility and misconception tags are markers. When the
-last test of a student reports, that student's result file is written atomically.
+the items student by student. Points, visibility and tags (what a test targets) are markers; the
+diagnoses of a failure travel on its StudentFault (docs/diagnosis.md). When the last test of a student
+reports, that student's result file is written atomically.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Callable
 import pytest
 
 from ..sandbox import ForkServer
-from .results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult, save
+from .results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, save
 from .student import StudentFault, StudentFile
 from .submissions import Submission, result_stem
 
@@ -23,7 +24,7 @@ MARKERS = {
     "question(name)": "the exercise (gradebook column) a test belongs to",
     "points(n)": "points the test is worth",
     "visibility(v)": "Gradescope visibility: visible, hidden, after_due_date, after_published",
-    "tags(*names)": "misconceptions the test targets, shown in reports",
+    "tags(*names)": "what the test targets (metadata; the report counts diagnoses, not tags)",
 }
 
 
@@ -44,6 +45,16 @@ def test_identity(item: pytest.Item) -> dict:
         "visibility": marker_arg(item, "visibility", "visible"),
         "tags": tuple(mark.args) if mark else (),
     }
+
+
+def checked_diagnoses(found: object) -> tuple[Diagnosis, ...]:
+    """A fault's diagnoses as recorded: Diagnosis objects only, each mistake once, in the order given."""
+    if not isinstance(found, (tuple, list)) or not all(isinstance(d, Diagnosis) for d in found):
+        raise TypeError(f"StudentFault.diagnoses must be a tuple of Diagnosis, got {found!r:.300}")
+    kept: dict[str, Diagnosis] = {}
+    for diagnosis in found:
+        kept.setdefault(diagnosis.mistake, diagnosis)
+    return tuple(kept.values())
 
 
 class GradingPlugin:
@@ -112,14 +123,19 @@ class GradingPlugin:
 
     def _record(self, item: pytest.Item, error: BaseException | None) -> None:
         """Only a StudentFault (or an explicit pytest.fail) is the student's failure. Anything else,
-        a bare assert included (a grader's sanity check), is a grader problem."""
+        a bare assert included (a grader's sanity check), is a grader problem; so is a fault whose
+        diagnoses are malformed, since a cause must never be guessed from a grader's mistake."""
         identity = test_identity(item)
-        status, output, detail, attempted = PASSED, "", "", True
+        status, output, detail, attempted, diagnoses = PASSED, "", "", True, ()
         if isinstance(error, (StudentFault, pytest.fail.Exception)):
             status, output = FAILED, str(error).strip() or "the check failed"
             attempted = getattr(error, "attempted", True)
-        elif error is not None:
-            status = GRADER_ERROR
+            try:
+                diagnoses = checked_diagnoses(getattr(error, "diagnoses", ()))
+            except TypeError as malformed:
+                error = malformed
+        if error is not None and not isinstance(error, (StudentFault, pytest.fail.Exception)):
+            status, attempted = GRADER_ERROR, True
             output = ("This check could not run because of a problem in the grader, not in your code. "
                       "Your instructor has been told.")
             detail = "".join(traceback.format_exception(error))
@@ -128,7 +144,7 @@ class GradingPlugin:
         order = (str(item.path), item.function.__code__.co_firstlineno)
         self.recorded[student].append((order, TestResult(score=score, status=status, output=output,
                                                          grader_detail=detail, attempted=attempted,
-                                                         **identity)))
+                                                         diagnoses=diagnoses if attempted else (), **identity)))
         if len(self.recorded[student]) == self.expected.get(student):
             self._finish(student)
 
@@ -141,8 +157,10 @@ class GradingPlugin:
             notes += tuple(f"{handle.source.filename}: running the file stopped at {e.get('type')}: "
                            f"{str(e.get('message'))[:200]}" for e in handle.load_errors[:1])
         problems = tuple(f.problem for f in submission.files.values() if f.problem)
+        unreadable = tuple(name for name, f in submission.files.items() if f.problem and f.filename is not None)
         tests = tuple(test for _, test in sorted(self.recorded.pop(student, []), key=lambda pair: pair[0]))
-        result = StudentResult(student, tests, notes=notes, problems=problems, printed=printed[:16_384],
+        result = StudentResult(student, tests, notes=notes, problems=problems, unreadable=unreadable,
+                               printed=printed[:16_384],
                                isolation=self.server.isolation, fingerprint=self.fingerprints.get(student, ""))
         save(result, self.results_dir / f"{result_stem(student)}.json")
         self.finished += 1

@@ -1,7 +1,11 @@
-"""Grade each student's quiz answer files (quiz_<quiz id>.yaml) beside their code, in the parent.
+"""Grade the class's quiz answer files (quiz_<quiz id>.yaml) beside their code, in the parent.
 
-Answer files are YAML parsed with safe loading: data, never code. The quiz package's results are
-mapped into the kit's result model so every renderer shows quizzes next to the exercises.
+Answer files are YAML parsed with safe loading: data, never code. Code answers are evaluated in the
+sandbox, once per distinct answer for the whole class (one fork server per run, started only when some
+answer is new; verdicts are cached in OUT/.state). Answers no rule can judge wait for the instructor:
+their points are pending, they are queued for `attnkit review OUT`, and the decisions in OUT/review.yaml
+are applied to every answer of their group. The quiz package's results are mapped into the kit's result
+model so every renderer shows quizzes next to the exercises.
 """
 from __future__ import annotations
 
@@ -10,8 +14,15 @@ import unicodedata
 from pathlib import Path
 
 from .. import paths
-from ..quiz import Quiz, grade_submission, load_quizzes
+from ..quiz import GradingContext, Quiz, load_quizzes
+from ..quiz.answers import read_answer_sheet
+from ..quiz.code_answers import CodeAnswer, CodeEvaluator, prepare
+from ..quiz.grade import _is_blank, _zero_result, answer_path, grade_quiz
+from ..quiz.model import QuizFormatError
+from ..quiz.review import QUEUE, REVIEW_FILE, load_decisions, write_queue
 from .results import QuizItem, QuizResult
+
+CODE_CACHE = Path(".state") / "quiz" / "code-verdicts.json"  # not .state/*.json: those are student results
 
 
 def load_class_quizzes(folder: Path = paths.QUIZZES_DIR) -> list[Quiz]:
@@ -22,23 +33,97 @@ def student_folders(submissions: Path) -> dict[str, Path]:
     return {unicodedata.normalize("NFC", p.name): p for p in submissions.iterdir() if p.is_dir()}
 
 
-def grade_student_quizzes(quizzes: list[Quiz], folder: Path) -> tuple[QuizResult, ...]:
-    return tuple(grade_one(quiz, folder) for quiz in quizzes)
+def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str = "auto",
+                        quizzes: list[Quiz] | None = None,
+                        warn=lambda text: None) -> dict[str, tuple[QuizResult, ...]]:
+    """Every student's quizzes: student id -> results, in quiz order. Writes the review queue."""
+    quizzes = load_class_quizzes() if quizzes is None else quizzes
+    sheets = {sid: {quiz.id: _read(quiz, folder) for quiz in quizzes} for sid, folder in folders.items()}
+    decisions = load_decisions(out_dir / REVIEW_FILE, {q.id: q for q in quizzes})
+    for text in decisions.warnings:
+        warn(text)
+    evaluator = CodeEvaluator(isolation, out_dir / CODE_CACHE)
+    try:
+        evaluator.evaluate(_code_answers(quizzes, sheets))
+        context = GradingContext(evaluator, decisions)
+        graded = {sid: tuple(_grade(quiz, sheets[sid][quiz.id], folder, context) for quiz in quizzes)
+                  for sid, folder in folders.items()}
+    finally:
+        evaluator.close()
+    queue = _queue(graded)
+    if queue or (out_dir / QUEUE).exists():  # nothing to review and nothing to clear: OUT stays as it was
+        write_queue(out_dir, queue)
+    return {sid: tuple(convert(result, folders[sid]) for result in results) for sid, results in graded.items()}
 
 
-def grade_one(quiz: Quiz, folder: Path) -> QuizResult:
-    graded = grade_submission(quiz, folder)
+def _read(quiz: Quiz, folder: Path):
+    path = answer_path(quiz, folder)
+    if isinstance(path, str):
+        return path
+    try:
+        return read_answer_sheet(path)
+    except QuizFormatError as exc:
+        return f"answer file could not be used, quiz scored 0:\n{exc}"
+    except OSError as exc:
+        return f"{path.name}: answer file could not be read ({exc}), quiz scored 0"
 
+
+def _code_answers(quizzes: list[Quiz], sheets: dict) -> list[tuple]:
+    """Each distinct readable code answer of the class, once."""
+    work: dict[str, tuple] = {}
+    for quiz in quizzes:
+        for question in (q for q in quiz.questions if q.code is not None):
+            for by_quiz in sheets.values():
+                sheet = by_quiz[quiz.id]
+                given = None if isinstance(sheet, str) else sheet.answers.get(question.id)
+                if _is_blank(given) or isinstance(given, bool) or not isinstance(given, (str, int, float)):
+                    continue
+                prepared = prepare(question, given)
+                if isinstance(prepared, CodeAnswer):
+                    work.setdefault(prepared.key, (question, prepared))
+    return list(work.values())
+
+
+def _grade(quiz: Quiz, sheet, folder: Path, context: GradingContext):
+    if isinstance(sheet, str):
+        return _zero_result(quiz, sheet)
+    return grade_quiz(quiz, sheet.answers, context, sheet)
+
+
+def _queue(graded: dict) -> dict:
+    pending: dict = {}
+    for sid, results in sorted(graded.items()):
+        for result in results:
+            for item in result.items:
+                if item.pending:
+                    entry = pending.setdefault(result.quiz_id, {}).setdefault(item.question_id, {}).setdefault(
+                        item.review_text, {"answer": str(item.given), "students": []})
+                    entry["students"].append(sid)
+    return pending
+
+
+def convert(graded, folder: Path) -> QuizResult:
     def shown(text: str) -> str:  # students see their file's name, not the grading machine's paths
         return " ".join(text.replace(f"{folder}{os.sep}", "").split("\n"))
 
-    items = tuple(QuizItem(i.question_id, float(i.score), float(i.max_score), feedback_for(i)) for i in graded.items)
-    return QuizResult(quiz.id, float(graded.score), float(graded.max_score), items,
-                      shown(graded.problem) if graded.problem else None)
+    items = tuple(QuizItem(i.question_id, float(i.score), float(i.max_score), feedback_for(i), i.pending)
+                  for i in graded.items)
+    return QuizResult(graded.quiz_id, float(graded.score), float(graded.max_score), items,
+                      shown(graded.problem) if graded.problem else None, float(graded.pending))
+
+
+def grade_student_quizzes(quizzes: list[Quiz], folder: Path, out_dir: Path | None = None) -> tuple[QuizResult, ...]:
+    """One student's quizzes (e.g. a single Gradescope submission)."""
+    import tempfile
+
+    if out_dir is not None:
+        return grade_class_quizzes({"student": folder}, out_dir, quizzes=quizzes)["student"]
+    with tempfile.TemporaryDirectory() as scratch:
+        return grade_class_quizzes({"student": folder}, Path(scratch), quizzes=quizzes)["student"]
 
 
 def feedback_for(item) -> str:
     parts = [item.feedback] if item.feedback else []
-    if item.score < item.max_score:
+    if item.score < item.max_score and not item.pending:
         parts.append(f"Expected: {item.correct_answer}. {item.explanation}".strip())
     return " ".join(p.strip() for p in parts if p and p.strip())

@@ -1,14 +1,35 @@
-"""The one result model. Immutable; every report (CSV, JSON, feedback, HTML) renders from it."""
+"""The one result model. Immutable; every report (CSV, JSON, feedback, HTML) renders from it.
+
+Format 3 added `TestResult.diagnoses` and `StudentResult.unreadable`; files of format 2 still load (both
+default to empty). How diagnoses are made and attached: docs/diagnosis.md.
+"""
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 PASSED, FAILED, GRADER_ERROR = "passed", "failed", "grader_error"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+MISTAKE_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """One known mistake whose trusted model reproduces what the student's code did on a failed check."""
+    mistake: str    # stable id across runs and tests, e.g. "mask-after-softmax": reports count students by it
+    title: str      # the mistake in the lesson's words, e.g. "the mask is applied after the softmax"
+    evidence: str   # why we know, e.g. "your weights equal those of masking after the softmax to 1e-6"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mistake, str) or not MISTAKE_ID.fullmatch(self.mistake):
+            raise ValueError(f"a mistake id is lower-case words joined by hyphens, got {self.mistake!r}")
+        for name in ("title", "evidence"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
+                raise ValueError(f"Diagnosis({self.mistake!r}).{name} must be non-empty text")
 
 
 @dataclass(frozen=True)
@@ -20,11 +41,16 @@ class TestResult:
     score: float
     max_score: float
     status: str                  # PASSED, FAILED or GRADER_ERROR
-    output: str = ""             # feedback for the student
+    output: str = ""             # for a failure: the symptom, stated precisely, naming no cause
     visibility: str = "visible"
-    tags: tuple[str, ...] = ()   # misconceptions this test targets
+    tags: tuple[str, ...] = ()   # what the test targets (metadata); never evidence of a student's mistake
     grader_detail: str = ""      # traceback of a grader bug: for instructors only
     attempted: bool = True       # False when failed only because the part is missing or still a stub
+    diagnoses: tuple[Diagnosis, ...] = ()  # FAILED only: each alone reproduces the student's result
+
+    @property
+    def points_lost(self) -> float:
+        return round(self.max_score - self.score, 6)
 
 
 @dataclass(frozen=True)
@@ -33,6 +59,7 @@ class QuizItem:
     score: float
     max_score: float
     feedback: str = ""
+    pending: bool = False        # waiting for the instructor's review: its points are neither earned nor lost yet
 
 
 @dataclass(frozen=True)
@@ -42,6 +69,7 @@ class QuizResult:
     max_score: float
     items: tuple[QuizItem, ...] = ()
     problem: str | None = None
+    pending: float = 0.0         # points waiting for review (part of max_score, not of score)
 
 
 @dataclass(frozen=True)
@@ -50,7 +78,8 @@ class StudentResult:
     tests: tuple[TestResult, ...]
     quizzes: tuple[QuizResult, ...] = ()
     notes: tuple[str, ...] = ()          # file choices, ignored magics, why something was ungradable
-    problems: tuple[str, ...] = ()       # files that could not be graded at all
+    problems: tuple[str, ...] = ()       # files that could not be graded at all (missing or unreadable)
+    unreadable: tuple[str, ...] = ()     # assignments whose file was handed in but could not be read
     printed: str = ""                    # what the student's code printed (feedback only)
     isolation: str = ""
     fingerprint: str = ""
@@ -84,11 +113,17 @@ class StudentResult:
 
     @classmethod
     def from_dict(cls, data: dict) -> "StudentResult":
-        tests = tuple(TestResult(**{**t, "tags": tuple(t["tags"])}) for t in data["tests"])
+        """Load any format up to FORMAT_VERSION; fields a file predates take their defaults."""
+        if data.get("format_version", 1) > FORMAT_VERSION:
+            raise ValueError(f"result format {data['format_version']} is newer than this kit's {FORMAT_VERSION}")
+        tests = tuple(TestResult(**{**t, "tags": tuple(t.get("tags", ())),
+                                    "diagnoses": tuple(Diagnosis(**d) for d in t.get("diagnoses", ()))})
+                      for t in data["tests"])
         quizzes = tuple(QuizResult(**{**q, "items": tuple(QuizItem(**i) for i in q["items"])})
                         for q in data.get("quizzes", []))
-        rest = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k not in ("tests", "quizzes")}
-        return cls(tests=tests, quizzes=quizzes, **rest)
+        rest = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()
+                if k not in ("tests", "quizzes", "format_version")}
+        return cls(tests=tests, quizzes=quizzes, **rest)  # held in memory in the current format
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import paths
-from .quizzes import grade_student_quizzes, load_class_quizzes, student_folders
+from .quizzes import grade_class_quizzes, student_folders
 from .results import StudentResult, load
 from .submissions import Submission, discover, notebook_cells, result_stem
 from .worker import dump_manifest
@@ -65,14 +65,14 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
     if todo:
         _run_workers(todo, state_dir, out_dir, fingerprints, workers or os.cpu_count() or 1, isolation,
                      graders_dir, lambda: progress("student", 0, len(students)), warn)
-    quizzes, folders = load_class_quizzes(), student_folders(submissions_dir)
+    folders = student_folders(submissions_dir)
+    quizzes = grade_class_quizzes({s.student_id: folders[s.student_id] for s in students}, out_dir, isolation, warn=warn)
     results = []
     for student in students:
         path = state_dir / f"{result_stem(student.student_id)}.json"
         if not path.exists():
             raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}")
-        graded = grade_student_quizzes(quizzes, folders[student.student_id])
-        results.append(replace(load(path), quizzes=graded))
+        results.append(replace(load(path), quizzes=quizzes[student.student_id]))
     return results
 
 

@@ -11,15 +11,18 @@ from dataclasses import dataclass, field
 import torch
 
 from ..sandbox import ChildFailure, ForkServer
+from .results import Diagnosis
 from .submissions import SourceFile
 
 
 class StudentFault(AssertionError):
-    """The student's code failed, crashed, hung or returned the wrong thing."""
+    """The student's code failed, crashed, hung or returned the wrong thing. The message states the symptom;
+    `diagnoses` name the mistakes whose models reproduce it (docs/diagnosis.md), and may be set after raising."""
 
-    def __init__(self, message: str, attempted: bool = True) -> None:
+    def __init__(self, message: str, attempted: bool = True, diagnoses: tuple[Diagnosis, ...] = ()) -> None:
         super().__init__(message)
         self.attempted = attempted  # False: missing file, stub left as is, name not defined
+        self.diagnoses = tuple(diagnoses)
 
 
 class NotAttempted(StudentFault):

@@ -10,13 +10,18 @@ Typical use::
 
 from .export_gift import to_gift
 from .export_qti import write_qti
-from .grade import answer_file_name, grade_answer_file, grade_question, grade_quiz, grade_submission
+from .answers import AnswerSheet, parse_answer_sheet, read_answer_sheet
+from .grade import (
+    Decision, GradingContext, answer_file_name, grade_answer_file, grade_question, grade_quiz, grade_submission,
+    review_text,
+)
 from .loader import load_answers, load_quiz, load_quizzes, quiz_from_data
 from .model import ItemResult, Option, Question, Quiz, QuizFormatError, QuizResult, RubricItem
 from .normalize import normalize_answer
 from .student import StudentFiles, write_student_files
 
 __all__ = [
+    "AnswerSheet", "Decision", "GradingContext", "parse_answer_sheet", "read_answer_sheet", "review_text",
     "ItemResult", "Option", "Question", "Quiz", "QuizFormatError", "QuizResult", "RubricItem",
     "StudentFiles", "answer_file_name", "grade_answer_file", "grade_question", "grade_quiz",
     "grade_submission", "load_answers", "load_quiz", "load_quizzes", "normalize_answer",

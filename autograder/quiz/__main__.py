@@ -1,4 +1,4 @@
-"""`python -m autograder.quiz export --format gift|qti --out DIR [--quizzes DIR]`
+"""`python -m autograder.quiz export --format gift|qti|moodle --out DIR [--quizzes DIR]`
 and `python -m autograder.quiz student --out DIR` (handouts + answer templates)."""
 
 from __future__ import annotations
@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 
 from . import QuizFormatError, load_quizzes, to_gift, write_qti, write_student_files
+from .export_moodle import write_moodle_xml
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.quiz")
     sub = parser.add_subparsers(dest="command", required=True)
-    export = sub.add_parser("export", help="write every quiz as GIFT text or a Canvas QTI zip")
-    export.add_argument("--format", choices=("gift", "qti"), required=True)
+    export = sub.add_parser("export", help="write every quiz as GIFT text, a Canvas QTI zip or Moodle XML")
+    export.add_argument("--format", choices=("gift", "qti", "moodle"), required=True)
     student = sub.add_parser("student", help="write handouts and answer templates (no answers)")
     for command in (export, student):
         command.add_argument("--out", type=Path, required=True)
@@ -33,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.format == "gift":
             written = [args.out / f"{quiz.id}.gift"]
             written[0].write_text(to_gift(quiz), encoding="utf-8")
+        elif args.format == "moodle":
+            written = [write_moodle_xml(quiz, args.out / f"{quiz.id}.moodle.xml")]
         else:
             written = [write_qti(quiz, args.out / f"{quiz.id}.qti.zip")]
         for path in written:

@@ -1,18 +1,27 @@
 """Grade student answers against a quiz.
 
-Grading never raises for anything a student can put in a file: a broken answer file
-scores 0 with a message, an odd value scores 0 for that question with feedback.
+Grading never raises for anything a student can put in a file: a broken answer costs that answer,
+an odd value scores 0 for that question with feedback. Short answers are judged by meaning where it
+can be computed (maths: symbolic equivalence; code: the tensors it computes, in the sandbox; numbers:
+expressions and approximate phrasings); an answer that cannot be judged that way waits for the
+instructor's review (`pending`), and the instructor's decision for its group is applied when there is one.
 """
 
 from __future__ import annotations
 
+import atexit
 import re
+import unicodedata
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Union
+from typing import Any, Callable, Mapping, Protocol, Union
 
-from .loader import load_answers
+from .answers import AnswerSheet, read_answer_sheet
+from .code_answers import CodeAnswer, CodeEvaluator, prepare
+from .equivalence import Verdict, compare_formula, read_number
 from .model import AnswerValue, ItemResult, Question, Quiz, QuizFormatError, QuizResult
-from .normalize import keyword_in, normalize_answer, parse_number
+from .normalize import keyword_in, normalize_answer
+from .notation import Vocabulary
 
 # Floats like 0.1 + 0.2 must still hit a tolerance of exactly 0.
 _FLOAT_SLACK = 1e-9
@@ -24,6 +33,64 @@ _FALSE_WORDS = {"false", "f", "no", "n"}
 def answer_file_name(quiz: Quiz) -> str:
     """Name of the answer file a student hands in for `quiz`: quiz_<quiz id>.yaml."""
     return f"quiz_{quiz.id}.yaml"
+
+
+def review_text(given: object) -> str:
+    """An answer as the review groups it: Unicode-normalised, case-folded, spacing collapsed."""
+    text = " ".join(unicodedata.normalize("NFKC", str(given)).casefold().split())
+    return text.rstrip(".").strip()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The instructor's verdict on one group of answers."""
+    score: float
+    feedback: str = ""
+
+
+class Decisions(Protocol):
+    def get(self, quiz_id: str, question_id: str, text: str) -> Decision | None: ...
+
+
+class NoDecisions:
+    def get(self, quiz_id: str, question_id: str, text: str) -> Decision | None:
+        return None
+
+
+_SHARED: list[CodeEvaluator] = []
+
+
+def shared_evaluator() -> CodeEvaluator:
+    """One sandbox for code answers graded outside a class run (tests, the API), started on first use."""
+    if not _SHARED:
+        _SHARED.append(CodeEvaluator())
+        atexit.register(_SHARED[0].close)
+    return _SHARED[0]
+
+
+@dataclass
+class GradingContext:
+    """What grading a short answer may need beyond the answer: code verdicts and review decisions."""
+    evaluator: CodeEvaluator | None = None
+    decisions: Decisions = field(default_factory=NoDecisions)
+    quiz_id: str = ""
+    # Outcomes by (quiz, question, answer): a class shares answers, and sympy is not free.
+    memo: dict = field(default_factory=dict)
+
+    def code_verdict(self, question: Question, answer: CodeAnswer) -> Verdict:
+        evaluator = self.evaluator or shared_evaluator()
+        verdict = evaluator.verdict(answer.key)
+        if verdict is None:
+            evaluator.evaluate([(question, answer)])
+            verdict = evaluator.verdict(answer.key)
+        return verdict
+
+
+@dataclass(frozen=True)
+class Outcome:
+    score: float
+    feedback: str
+    pending: bool = False
 
 
 def _is_blank(value: Any) -> bool:
@@ -58,76 +125,145 @@ def _grade_true_false(q: Question, given: Any) -> tuple[float, str]:
     return 0.0, "Incorrect."
 
 
-def _grade_numeric(q: Question, given: Any) -> tuple[float, str]:
-    value = parse_number(given)
+def _grade_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
+    value = read_number(given, dict(q.constants))
     if value is None:
-        return 0.0, f"Could not read {given!r} as a number (write e.g. 0.125 or 1/8)."
+        return _judged_by_person(q, given, context, f"The grader could not read {given!r} as a number")
     if abs(value - q.answer) <= q.tolerance + _FLOAT_SLACK * max(1.0, abs(q.answer)):
-        return q.points, "Correct."
-    return 0.0, f"Incorrect: {value:g} is not within {q.tolerance:g} of the expected value."
+        return Outcome(q.points, "Correct.")
+    return Outcome(0.0, f"Incorrect: {value:g} is not within {q.tolerance:g} of the expected value.")
 
 
-def _grade_short_answer(q: Question, given: Any) -> tuple[float, str]:
-    if isinstance(given, bool) or not isinstance(given, (str, int, float)):
-        return 0.0, "Answer with text."
-    answer = normalize_answer(given)
-    if answer in {normalize_answer(a) for a in q.accepted}:
-        return q.points, "Correct."
-    if any(re.fullmatch(pattern, answer) for pattern in q.regex):
-        return q.points, "Correct."
+def _judged_by_person(q: Question, given: Any, context: GradingContext, why: str) -> Outcome:
+    """An answer the grader cannot judge: the instructor's decision for its group, or pending review."""
+    decision = context.decisions.get(context.quiz_id, q.id, review_text(given))
+    if decision is not None:
+        score = min(max(decision.score, 0.0), q.points)
+        feedback = decision.feedback or ("Correct." if score >= q.points else
+                                         "Partial credit." if score else "Incorrect.")
+        return Outcome(score, f"{feedback} (graded by your instructor)")
+    points = f"{q.points:g} point{'' if q.points == 1 else 's'}"
+    return Outcome(0.0, f"{why.rstrip('.')}: waiting for your instructor's review ({points} pending).", pending=True)
+
+
+def _rubric_hits(q: Question, answer: str):
+    return [item for item in q.rubric if any(keyword_in(k, answer) for k in item.keywords)]
+
+
+def rubric_suggestion(q: Question, given: Any) -> float | None:
+    """What the keyword rubric would give (shown to the reviewing instructor as a suggestion)."""
     if not q.rubric:
-        return 0.0, "Incorrect."
-    hits = [item for item in q.rubric if any(keyword_in(k, answer) for k in item.keywords)]
-    earned = min(q.points, sum(item.points for item in hits))
-    if earned >= q.points:
-        return q.points, "Correct (all key points mentioned)."
-    if not hits:
-        return 0.0, "Incorrect: none of the key points were mentioned."
-    missed = [item.keywords[0] for item in q.rubric if item not in hits]
-    return earned, (f"Partial credit {earned:g}/{q.points:g}: mentioned "
-                    f"{', '.join(repr(i.keywords[0]) for i in hits)}; missing {', '.join(map(repr, missed))}.")
+        return None
+    return min(q.points, sum(item.points for item in _rubric_hits(q, normalize_answer(given))))
 
 
-_GRADERS: dict[str, Callable[[Question, Any], tuple[float, str]]] = {
-    "multiple_choice": _grade_multiple_choice,
-    "true_false": _grade_true_false,
+def _grade_text(q: Question, given: Any, context: GradingContext) -> Outcome:
+    answer = normalize_answer(given)
+    if answer in {normalize_answer(a) for a in q.accepted} or any(re.fullmatch(p, answer) for p in q.regex):
+        return Outcome(q.points, "Correct.")
+    flagged = any(keyword_in(k, answer) for k in q.review_if)
+    if q.auto_rubric and not flagged and rubric_suggestion(q, given) >= q.points:
+        return Outcome(q.points, "Correct (all key points mentioned).")
+    return _judged_by_person(q, given, context, "This answer is read by a person")
+
+
+def _grade_maths(q: Question, given: Any, context: GradingContext) -> Outcome:
+    if normalize_answer(given) in {normalize_answer(a) for a in q.accepted}:
+        return Outcome(q.points, "Correct.")
+    spec = q.maths
+    vocabulary = Vocabulary(frozenset(spec.symbols), dict(spec.aliases))
+    verdict = compare_formula(given, spec.answer, vocabulary, spec.factor)
+    return _from_verdict(q, given, context, verdict)
+
+
+def _grade_code(q: Question, given: Any, context: GradingContext) -> Outcome:
+    if normalize_answer(given) in {normalize_answer(a) for a in q.accepted}:
+        return Outcome(q.points, "Correct.")
+    prepared = prepare(q, given)
+    verdict = prepared if isinstance(prepared, Verdict) else context.code_verdict(q, prepared)
+    return _from_verdict(q, given, context, verdict)
+
+
+def _from_verdict(q: Question, given: Any, context: GradingContext, verdict: Verdict) -> Outcome:
+    if verdict.equal is None:
+        return _judged_by_person(q, given, context, verdict.message.split(";")[0])
+    return Outcome(q.points if verdict.equal else 0.0, verdict.message)
+
+
+def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Outcome:
+    if isinstance(given, bool) or not isinstance(given, (str, int, float)):
+        return Outcome(0.0, "Answer with text.")
+    return {"maths": _grade_maths, "code": _grade_code, "text": _grade_text}[q.grading](q, given, context)
+
+
+def _plain(grader: Callable[[Question, Any], tuple[float, str]]) -> Callable[[Question, Any, GradingContext], Outcome]:
+    return lambda q, given, context: Outcome(*grader(q, given))
+
+
+_GRADERS: dict[str, Callable[[Question, Any, GradingContext], Outcome]] = {
+    "multiple_choice": _plain(_grade_multiple_choice),
+    "true_false": _plain(_grade_true_false),
     "numeric": _grade_numeric,
     "short_answer": _grade_short_answer,
 }
 
 
-def _item(q: Question, given: AnswerValue, score: float, feedback: str) -> ItemResult:
+def _item(q: Question, given: AnswerValue, score: float, feedback: str, pending: bool = False) -> ItemResult:
     return ItemResult(
         question_id=q.id, score=score, max_score=q.points, given=given,
-        correct_answer=q.correct_answer_text(), explanation=q.explanation, feedback=feedback,
+        correct_answer=q.correct_answer_text(), explanation=q.explanation, feedback=feedback, pending=pending,
+        review_text=review_text(given) if pending else None,
     )
 
 
-def grade_question(q: Question, given: AnswerValue) -> ItemResult:
+def grade_question(q: Question, given: AnswerValue, context: GradingContext | None = None) -> ItemResult:
     """Grade one answer. Blank answers score 0 with a 'no answer' note."""
     if _is_blank(given):
         return _item(q, None, 0.0, "No answer given.")
-    try:
-        score, feedback = _GRADERS[q.type](q, given)
-    except Exception as exc:  # grading must never take the whole class down
-        score, feedback = 0.0, f"Could not grade this answer ({type(exc).__name__}); ask your instructor."
-    return _item(q, given, score, feedback)
+    context = context or GradingContext()
+    key = (context.quiz_id, q.id, type(given).__name__, str(given))
+    outcome = context.memo.get(key)
+    if outcome is None:
+        try:
+            outcome = _GRADERS[q.type](q, given, context)
+        except Exception as exc:  # grading must never take the whole class down
+            outcome = Outcome(0.0, f"Could not grade this answer ({type(exc).__name__}); ask your instructor.")
+        context.memo[key] = outcome
+    return _item(q, given, outcome.score, outcome.feedback, outcome.pending)
 
 
-def grade_quiz(quiz: Quiz, answers: Mapping[str, AnswerValue]) -> QuizResult:
-    """Grade a mapping question id -> answer. Missing answers score 0; unknown ids are reported."""
+def grade_quiz(quiz: Quiz, answers: Mapping[str, AnswerValue], context: GradingContext | None = None,
+               sheet: AnswerSheet | None = None) -> QuizResult:
+    """Grade a mapping question id -> answer. Missing answers score 0; unknown ids are reported.
+    `sheet` carries what reading the file found: answers that could not be read, notes, file messages."""
     if not isinstance(answers, Mapping):
         return _zero_result(quiz, f"answers must map question ids to answers, got {type(answers).__name__}")
-    items = tuple(grade_question(q, answers.get(q.id)) for q in quiz.questions)
-    messages: list[str] = []
-    unanswered = [item.question_id for item in items if item.given is None]
+    context = replace(context or GradingContext(), quiz_id=quiz.id)
+    sheet = sheet or AnswerSheet()
+    items = []
+    for q in quiz.questions:
+        if q.id in sheet.problems:
+            items.append(_item(q, None, 0.0, sheet.problems[q.id]))
+            continue
+        item = grade_question(q, answers.get(q.id), context)
+        if q.id in sheet.notes:
+            item = replace(item, feedback=f"{item.feedback} Note: {sheet.notes[q.id]}")
+        items.append(item)
+    messages: list[str] = list(sheet.messages)
+    unanswered = [item.question_id for item in items if item.given is None and item.question_id not in sheet.problems]
     if unanswered:
         messages.append(f"{len(unanswered)} question(s) not answered (0 points): {', '.join(unanswered)}")
+    unreadable = [qid for qid in sheet.problems if qid in {q.id for q in quiz.questions}]
+    if unreadable:
+        messages.append(f"answer(s) that could not be read (0 points): {', '.join(unreadable)}")
     known = {q.id for q in quiz.questions}
-    unknown = [str(key) for key in answers if key not in known]
+    unknown = [str(key) for key in answers if key not in known and key not in quiz.retired]
     if unknown:
         messages.append(f"unknown question id(s) ignored: {', '.join(unknown)}")
-    return QuizResult(quiz_id=quiz.id, items=items, messages=tuple(messages))
+    retired = [str(key) for key in answers if key in quiz.retired]
+    if retired:
+        messages.append(f"question(s) no longer in this quiz, not graded: {', '.join(retired)}")
+    return QuizResult(quiz_id=quiz.id, items=tuple(items), messages=tuple(messages))
 
 
 def _zero_result(quiz: Quiz, message: str) -> QuizResult:
@@ -135,27 +271,36 @@ def _zero_result(quiz: Quiz, message: str) -> QuizResult:
     return QuizResult(quiz_id=quiz.id, items=items, messages=(message,), problem=message)
 
 
-def grade_answer_file(quiz: Quiz, path: Union[str, Path]) -> QuizResult:
-    """Grade a student's answer file. A missing or malformed file scores 0 with a message."""
+def grade_answer_file(quiz: Quiz, path: Union[str, Path], context: GradingContext | None = None) -> QuizResult:
+    """Grade a student's answer file. An unreadable file scores 0 with a message; a broken answer costs
+    that answer only."""
     try:
-        answers = load_answers(path)
+        sheet = read_answer_sheet(path)
     except QuizFormatError as exc:
         return _zero_result(quiz, f"answer file could not be used, quiz scored 0:\n{exc}")
     except Exception as exc:  # e.g. a directory where the file should be
         return _zero_result(quiz, f"{path}: answer file could not be read ({exc}), quiz scored 0")
-    return grade_quiz(quiz, answers)
+    return grade_quiz(quiz, sheet.answers, context, sheet)
 
 
 MAX_ANSWER_BYTES = 256 << 10  # an answer file is a few KB; anything far larger is not one
 
 
-def grade_submission(quiz: Quiz, submission_dir: Union[str, Path]) -> QuizResult:
+def grade_submission(quiz: Quiz, submission_dir: Union[str, Path], context: GradingContext | None = None) -> QuizResult:
     """Grade `<submission_dir>/quiz_<quiz id>.yaml`. A missing file, a link, or a file too large to be
     an answer file scores 0 with a message (links could point anywhere on the grading machine)."""
+    path = answer_path(quiz, submission_dir)
+    if isinstance(path, str):
+        return _zero_result(quiz, path)
+    return grade_answer_file(quiz, path, context)
+
+
+def answer_path(quiz: Quiz, submission_dir: Union[str, Path]) -> Path | str:
+    """The answer file to read, or why there is none to read."""
     name = answer_file_name(quiz)
     path = Path(submission_dir) / name
     if not path.exists() and not path.is_symlink():
-        return _zero_result(quiz, f"no answer file {name} handed in, quiz scored 0")
+        return f"no answer file {name} handed in, quiz scored 0"
     if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_ANSWER_BYTES:
-        return _zero_result(quiz, f"{name} is not a regular file under {MAX_ANSWER_BYTES >> 10} KiB, quiz scored 0")
-    return grade_answer_file(quiz, path)
+        return f"{name} is not a regular file under {MAX_ANSWER_BYTES >> 10} KiB, quiz scored 0"
+    return path

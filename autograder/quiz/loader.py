@@ -9,7 +9,7 @@ from typing import Any, Union
 
 import yaml
 
-from .model import AnswerValue, Option, Question, Quiz, QuizFormatError, RubricItem
+from .model import AnswerValue, CodeSpec, MathsSpec, Option, Question, Quiz, QuizFormatError, RubricItem
 from .schema import answers_schema_problems, quiz_schema_problems
 
 PathLike = Union[str, Path]
@@ -97,6 +97,12 @@ def _semantic_problems(data: dict) -> list[tuple[str, str]]:
         if rubric_total > raw["points"] + 1e-9:
             problems.append((where, f"rubric points add up to {rubric_total:g}, more than the "
                                     f"question's {raw['points']:g} points"))
+        if raw.get("maths") and raw.get("code"):
+            problems.append((where, "a short answer is graded as maths or as code, not both"))
+        if raw.get("auto_rubric") and not raw.get("rubric"):
+            problems.append((where, "'auto_rubric' needs a 'rubric'"))
+        if qid in data.get("retired", []):
+            problems.append((where, f"'{qid}' is a retired id: give the question a new one"))
         if objectives and raw["objective"] not in objectives:
             problems.append((where, f"'objective' {raw['objective']!r} is not one of the quiz's objectives"))
         assessed.add(raw["objective"])
@@ -128,7 +134,32 @@ def _build_question(raw: dict) -> Question:
             for item in raw.get("rubric", [])
         ),
         tolerance=float(raw.get("tolerance", 0.0)),
+        maths=_maths_spec(raw.get("maths")),
+        code=_code_spec(raw.get("code")),
+        constants=tuple((k, float(v)) for k, v in (raw.get("constants") or {}).items()),
+        auto_rubric=bool(raw.get("auto_rubric", False)),
+        review_if=tuple(raw.get("review_if", [])),
     )
+
+
+def _aliases(raw: dict | None) -> tuple[tuple[str, str], ...]:
+    return tuple((" ".join(k.casefold().split()), v) for k, v in (raw or {}).items())
+
+
+def _maths_spec(raw: dict | None) -> MathsSpec | None:
+    if raw is None:
+        return None
+    return MathsSpec(answer=raw["answer"], symbols=tuple(raw["symbols"]), aliases=_aliases(raw.get("aliases")),
+                     factor=raw.get("factor"))
+
+
+def _code_spec(raw: dict | None) -> CodeSpec | None:
+    if raw is None:
+        return None
+    return CodeSpec(answer=raw["answer"], inputs={k: tuple(v) for k, v in raw["inputs"].items()},
+                    constants=dict(raw.get("constants") or {}), functions=tuple(raw.get("functions", [])),
+                    variants=tuple(raw.get("variants", [])), aliases=_aliases(raw.get("aliases")),
+                    wrong_names=tuple(raw.get("wrong_names", [])))
 
 
 def quiz_from_data(data: Any, path: PathLike | None = None) -> Quiz:
@@ -145,6 +176,8 @@ def quiz_from_data(data: Any, path: PathLike | None = None) -> Quiz:
         objectives=tuple(data.get("objectives", [])),
         questions=tuple(_build_question(raw) for raw in data["questions"]),
         source_path=str(path) if path is not None else None,
+        lesson_title=data.get("lesson_title"),
+        retired=tuple(data.get("retired", [])),
     )
 
 

@@ -50,6 +50,29 @@ class RubricItem:
 
 
 @dataclass(frozen=True)
+class MathsSpec:
+    """A short answer graded as a formula: equal to `answer` under symbolic simplification."""
+
+    answer: str
+    symbols: tuple[str, ...]                       # every name an answer may use (wrong ones too, e.g. d_model)
+    aliases: tuple[tuple[str, str], ...] = ()      # other spellings/phrases -> symbol ("key dimension" -> d_k)
+    factor: Optional[str] = None                   # "divisor": "multiplies by x" means dividing by 1/x
+
+
+@dataclass(frozen=True)
+class CodeSpec:
+    """A short answer graded by evaluating it on seeded tensors in the sandbox."""
+
+    answer: str
+    inputs: dict                                   # name -> shape of a seeded random tensor
+    constants: dict = field(default_factory=dict)  # name -> plain number (e.g. d_k)
+    functions: tuple[str, ...] = ()                # kit helpers offered: softmax, score, sqrt, exp
+    variants: tuple[str, ...] = ()                 # meanings of score(Q, K); an answer may match any
+    aliases: tuple[tuple[str, str], ...] = ()
+    wrong_names: tuple[str, ...] = ()              # names that make an answer wrong, not unreadable (e.g. V)
+
+
+@dataclass(frozen=True)
 class Question:
     id: str
     type: str
@@ -66,6 +89,16 @@ class Question:
     regex: tuple[str, ...] = ()
     rubric: tuple[RubricItem, ...] = ()
     tolerance: float = 0.0
+    maths: Optional[MathsSpec] = None
+    code: Optional[CodeSpec] = None
+    constants: tuple[tuple[str, float], ...] = ()  # numeric: names an answer may use (d_k = 64)
+    auto_rubric: bool = False                       # a full rubric match may earn full marks without review
+    review_if: tuple[str, ...] = ()                 # keywords that always send an answer to review
+
+    @property
+    def grading(self) -> str:
+        """How a short answer is judged: maths, code, or text (exact answers, then a person)."""
+        return "maths" if self.maths else "code" if self.code else "text"
 
     def option(self, option_id: str) -> Option:
         for opt in self.options:
@@ -81,7 +114,11 @@ class Question:
             return "True" if self.answer else "False"
         if self.type == "numeric":
             return f"{self.answer:g}" + (f" (± {self.tolerance:g})" if self.tolerance else "")
-        return self.accepted[0] if self.accepted else "(see explanation)"
+        if self.accepted:
+            return self.accepted[0]
+        if self.maths or self.code:
+            return (self.maths or self.code).answer
+        return "(see explanation)"
 
 
 @dataclass(frozen=True)
@@ -92,6 +129,12 @@ class Quiz:
     questions: tuple[Question, ...]
     objectives: tuple[str, ...] = ()
     source_path: Optional[str] = None
+    lesson_title: Optional[str] = None              # what students see; `lesson` is the lesson's file
+    retired: tuple[str, ...] = ()                   # ids of removed questions: never reused, ignored in answers
+
+    @property
+    def lesson_name(self) -> str:
+        return self.lesson_title or self.title
 
     @property
     def max_score(self) -> float:
@@ -113,6 +156,8 @@ class ItemResult:
     correct_answer: str
     explanation: str
     feedback: str
+    pending: bool = False        # waiting for the instructor's review: not counted as 0, not counted yet
+    review_text: Optional[str] = None  # the answer as the review groups it (set when pending or reviewed)
 
     @property
     def is_correct(self) -> bool:
@@ -135,6 +180,11 @@ class QuizResult:
     @property
     def max_score(self) -> float:
         return sum(item.max_score for item in self.items)
+
+    @property
+    def pending(self) -> float:
+        """Points waiting for review."""
+        return sum(item.max_score for item in self.items if item.pending)
 
     def item(self, question_id: str) -> ItemResult:
         for item in self.items:
@@ -159,6 +209,7 @@ class QuizResult:
                     "correct_answer": i.correct_answer,
                     "explanation": i.explanation,
                     "feedback": i.feedback,
+                    "pending": i.pending,
                 }
                 for i in self.items
             ],

@@ -37,7 +37,7 @@ _WRAPPING = "\"'`"
 _PHRASES = [
     (re.compile(r"\b(?:negative|minus)\s+inf(?:inity)?\b"), "-inf"),
     (re.compile(r"\binfinity\b"), "inf"),
-    (re.compile(r"\bsquare\s+root(?:\s+of)?\b"), " sqrt "),
+    (re.compile(r"\bsquare\s+root(?:\s+of)?(?:\s+the)?\b"), " sqrt "),
     (re.compile(r"\bsqrt\s+of\b"), " sqrt "),
 ]
 _SPACE_AROUND_SYMBOL = re.compile(r"\s*([^\w\s])\s*")

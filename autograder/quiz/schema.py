@@ -23,12 +23,14 @@ _TEXT = {"type": "string", "minLength": 1}
 # {"not": {}} rather than `false`: jsonschema drops the property name from `false` errors.
 _NOT_ALLOWED: dict[str, Any] = {"not": {}}
 # Keys that only some question types may carry; the rest get a "not allowed" schema per type.
-_TYPE_SPECIFIC_KEYS = ("answer", "options", "accepted", "regex", "rubric", "tolerance")
+_TYPE_SPECIFIC_KEYS = ("answer", "options", "accepted", "regex", "rubric", "tolerance", "maths", "code",
+                       "auto_rubric", "review_if", "constants")
 _KEYS_BY_TYPE: dict[str, dict[str, Any]] = {
     "multiple_choice": {"answer": {"type": "string"}, "options": True},
     "true_false": {"answer": {"type": "boolean"}},
-    "short_answer": {"accepted": True, "regex": True, "rubric": True},
-    "numeric": {"answer": {"type": "number"}, "tolerance": True},
+    "short_answer": {"accepted": True, "regex": True, "rubric": True, "maths": True, "code": True,
+                     "auto_rubric": True, "review_if": True},
+    "numeric": {"answer": {"type": "number"}, "tolerance": True, "constants": True},
 }
 _REQUIRED_BY_TYPE = {
     "multiple_choice": ["answer", "options"],
@@ -36,6 +38,9 @@ _REQUIRED_BY_TYPE = {
     "short_answer": ["accepted"],
     "numeric": ["answer", "tolerance"],
 }
+_NAME = {"type": "string", "pattern": r"^[A-Za-z][A-Za-z0-9_]*$"}
+_ALIASES = {"type": "object", "additionalProperties": _NAME}
+_SHAPE = {"type": "array", "minItems": 1, "maxItems": 4, "items": {"type": "integer", "minimum": 1, "maximum": 64}}
 
 
 def _type_rule(qtype: str) -> dict[str, Any]:
@@ -58,6 +63,8 @@ QUIZ_SCHEMA: dict[str, Any] = {
         "id": {"type": "string", "pattern": QUIZ_ID_PATTERN},
         "title": _TEXT,
         "lesson": _TEXT,
+        "lesson_title": _TEXT,
+        "retired": {"type": "array", "items": {"type": "string", "pattern": QUESTION_ID_PATTERN}, "uniqueItems": True},
         "objectives": {"type": "array", "items": _TEXT, "uniqueItems": True},
         "questions": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/question"}},
     },
@@ -83,8 +90,34 @@ QUIZ_SCHEMA: dict[str, Any] = {
                 "regex": {"type": "array", "items": _TEXT},
                 "rubric": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/rubric_item"}},
                 "tolerance": {"type": "number", "minimum": 0},
+                "maths": {"$ref": "#/$defs/maths"},
+                "code": {"$ref": "#/$defs/code"},
+                "auto_rubric": {"type": "boolean"},
+                "review_if": {"type": "array", "items": _TEXT},
+                "constants": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": "number"}},
             },
             "allOf": [_type_rule(t) for t in QUESTION_TYPES],
+        },
+        "maths": {
+            "type": "object",
+            "required": ["answer", "symbols"],
+            "additionalProperties": False,
+            "properties": {"answer": _TEXT, "symbols": {"type": "array", "minItems": 1, "items": _NAME},
+                           "aliases": _ALIASES, "factor": {"enum": ["divisor"]}},
+        },
+        "code": {
+            "type": "object",
+            "required": ["answer", "inputs"],
+            "additionalProperties": False,
+            "properties": {
+                "answer": _TEXT,
+                "inputs": {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": _SHAPE},
+                "constants": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": "number"}},
+                "functions": {"type": "array", "items": {"enum": ["softmax", "score", "sqrt", "exp"]}},
+                "variants": {"type": "array", "items": {"enum": ["dot", "scaled_dot"]}},
+                "aliases": _ALIASES,
+                "wrong_names": {"type": "array", "items": _NAME},
+            },
         },
         "option": {
             "type": "object",

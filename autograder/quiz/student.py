@@ -28,8 +28,16 @@ _HOW_TO_ANSWER = {
     "multiple_choice": "the option letter",
     "true_false": "true or false",
     "short_answer": "a short text",
-    "numeric": "a number",
+    "numeric": "a number or an arithmetic expression (e.g. 1/8 or 2^-3)",
 }
+
+
+def _how_to_answer(q: Question) -> str:
+    if q.type == "short_answer" and q.code:
+        return "one PyTorch expression (or the formula in plain-text maths)"
+    if q.type == "short_answer" and q.maths:
+        return "a formula (plain text, Unicode or LaTeX: e.g. a^2/b, a²/b or \\frac{a^2}{b})"
+    return _HOW_TO_ANSWER[q.type]
 
 
 class StudentFiles(NamedTuple):
@@ -55,7 +63,7 @@ def student_quiz_data(quiz: Quiz) -> dict[str, Any]:
     return {
         "id": quiz.id,
         "title": quiz.title,
-        "lesson": quiz.lesson,
+        "lesson": quiz.lesson_name,
         "answer_file": answer_file_name(quiz),
         "questions": [student_question(q) for q in quiz.questions],
     }
@@ -70,7 +78,7 @@ def to_markdown(quiz: Quiz) -> str:
     lines = [
         f"# {quiz.title}",
         "",
-        f"Lesson: `{quiz.lesson}` · {len(quiz.questions)} questions · {quiz.max_score:g} points",
+        f"Lesson: {quiz.lesson_name} · {len(quiz.questions)} questions · {quiz.max_score:g} points",
         "",
         f"Write your answers in `{answer_file_name(quiz)}` in your submission folder "
         "(a template with every question id is provided).",
@@ -81,7 +89,7 @@ def to_markdown(quiz: Quiz) -> str:
         lines += [f"- **({o.id})** {o.text}" for o in q.options]
         if q.options:
             lines.append("")
-        lines += [f"*Answer with {_HOW_TO_ANSWER[q.type]}.*", ""]
+        lines += [f"*Answer with {_how_to_answer(q)}.*", ""]
     return "\n".join(lines)
 
 
@@ -90,15 +98,19 @@ def _comment(text: str, indent: str = "") -> list[str]:
 
 
 def answer_template(quiz: Quiz) -> str:
-    """YAML answer file with every question id, an empty answer, and the prompt as comments."""
+    """YAML answer file: every question id, no answer yet, the prompt as comments.
+
+    Short answers are block scalars (`id: |-` with the answer on the indented line below), the one YAML
+    form in which backslashes, colons and quotes need no escaping: LaTeX such as \\sqrt{d_k} or an answer
+    with a colon is safe there. Other answers are plain values after the colon."""
     lines = [
         f"# Answers for: {quiz.title}",
-        f"# Hand this file in as {answer_file_name(quiz)} in your submission folder.",
-        "# Put each answer between the quotes after the question id; \"\" means not answered.",
-        "#   multiple choice: the option letter, e.g. \"c\"",
-        "#   true/false:      true or false",
-        "#   short answer:    text; plain-text maths is fine, e.g. x^2 or x², a/b, exp(x)",
-        "#   numeric:         a number, e.g. 3.5 or 7/2",
+        f"# Hand this file in as {answer_file_name(quiz)}, next to your notebooks (see README.md).",
+        "#   multiple choice: the option letter after the colon, e.g.  <id>: c",
+        "#   true/false:      true or false,                     e.g.  <id>: false",
+        "#   numeric:         a number or an expression,          e.g.  <id>: 3/4   (0,75 and 2^-1 + 1/4 work too)",
+        "#   short answer:    on the line BELOW `id: |-`, indented by two spaces. Anything goes there:",
+        "#                    backslashes, colons and quotes, e.g.  \\frac{a^2}{b}  or  x: \"y\"",
         "",
     ]
     for q in quiz.questions:
@@ -106,7 +118,7 @@ def answer_template(quiz: Quiz) -> str:
         lines += _comment(q.prompt)
         for o in q.options:
             lines += _comment(f"({o.id}) {o.text}", indent="  ")
-        lines += [f'{q.id}: ""', ""]
+        lines += [f"{q.id}: |-", "  ", ""] if q.type == "short_answer" else [f"{q.id}:", ""]
     return "\n".join(lines)
 
 

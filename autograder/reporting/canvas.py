@@ -21,10 +21,15 @@ lib/gradebook_importer.rb, and the matching exporter):
 * The "Points Possible" row right after the header carries each column's maximum; Canvas sets the
   assignments' points from it (it recognises the row by "Points Possible" in the first cell).
 * A blank cell means "no change" to Canvas. A cell is left blank when the student has no result for that
-  part, or when any of its tests hit a grader problem: a 0 the grader caused must not be uploaded.
+  part, or when any of its tests hit a grader problem: a 0 the grader caused must not be uploaded; a quiz
+  cell also stays blank while some of its answers wait for the instructor's review (pending points).
 * A student id containing "Points Possible" would be taken for that row, so such an id goes only into
   `SIS Login ID`. Headers come from assignment and quiz ids: keep those free of Canvas's reserved column
   words ("Current Score", "Final Grade", "Override Score", ...), which the importer silently drops.
+
+With a roster (`attnkit grade --roster <Canvas gradebook export>`, see roster.py) the student columns come from
+Canvas itself (its name, ID, SIS ids and section), only students found in the roster are written, and an
+assignment column takes the Canvas id of the same title in the export.
 
 Written with the csv module (RFC 4180 quoting, so commas, quotes and newlines in ids round-trip), UTF-8,
 without a byte-order mark.
@@ -36,6 +41,7 @@ import io
 from collections.abc import Mapping
 
 from ..grading.results import GRADER_ERROR, StudentResult
+from .roster import RosterJoin
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 POINTS_POSSIBLE = "Points Possible"
@@ -63,8 +69,8 @@ def part_scores(result: StudentResult) -> dict[str, tuple[float, float, bool]]:
         entry[0] += test.score
         entry[1] += test.max_score
         entry[2] = entry[2] and test.status != GRADER_ERROR
-    for quiz in result.quizzes:
-        parts[quiz_column(quiz.quiz_id)] = [quiz.score, quiz.max_score, True]
+    for quiz in result.quizzes:  # a quiz with answers waiting for review is not final: leave its cell blank
+        parts[quiz_column(quiz.quiz_id)] = [quiz.score, quiz.max_score, not quiz.pending]
     return {header: (score, top, ok) for header, (score, top, ok) in parts.items()}
 
 
@@ -81,8 +87,11 @@ def canvas_columns(results: list[StudentResult]) -> list[str]:
     return code + quizzes
 
 
-def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | None = None) -> str:
-    canvas_ids = canvas_ids or {}
+def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | None = None,
+               roster: RosterJoin | None = None) -> str:
+    canvas_ids = {**(roster.assignment_ids if roster else {}), **(canvas_ids or {})}
+    if roster is not None:
+        results = [r for r in results if r.student_id in roster.matched]
     columns = canvas_columns(results)
     scores = [part_scores(r) for r in results]
     points = {c: max((s[c][1] for s in scores if c in s), default=0.0) for c in columns}
@@ -93,5 +102,9 @@ def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | Non
     for result, parts in zip(results, scores):
         name = "" if POINTS_POSSIBLE.lower() in result.student_id.lower() else result.student_id
         cells = [number(parts[c][0]) if c in parts and parts[c][2] else "" for c in columns]
-        writer.writerow([name, "", "", result.student_id, ""] + cells)
+        if roster is not None:
+            entry = roster.matched[result.student_id][0]
+            writer.writerow([entry.name, entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section] + cells)
+        else:
+            writer.writerow([name, "", "", result.student_id, ""] + cells)
     return out.getvalue()

@@ -10,10 +10,10 @@ import base64
 import html
 from collections.abc import Iterable
 
-from ..grading.results import FAILED, PASSED, StudentResult
-from . import plots
-from .class_stats import (LOW_DISCRIMINATION, MIN_TAKERS, grader_problems, item_analysis, misconceptions,
-                          percent, score_overview, test_stats, weak_isolation)
+from ..grading.results import StudentResult
+from . import heatmap, plots
+from .class_stats import (ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes, grader_problems,
+                          item_analysis, percent, score_overview, test_stats, undiagnosed_failures, weak_isolation)
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; color: #222; }
@@ -27,7 +27,13 @@ tr.group th { background: #e4ecf7; }
 .muted { color: #666; }
 pre { white-space: pre-wrap; max-height: 15em; overflow: auto; background: #f7f7f7; padding: .5em; }
 img { max-width: 100%; }
-"""
+nav ul { columns: 2; padding-left: 1.2em; }
+code.small { font-size: .8em; color: #555; }
+td.wide { width: 55%; }
+.side-by-side { display: flex; flex-wrap: wrap; gap: 0 2.5em; align-items: flex-start; }
+.side-by-side h3 { margin-bottom: .2em; }
+details > summary { cursor: pointer; }
+""" + heatmap.CSS
 
 
 def esc(value: object) -> str:
@@ -38,12 +44,13 @@ def image(png: bytes, alt: str) -> str:
     return f'<img alt="{esc(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
 
 
-def table(headers: Iterable[str], rows: Iterable[str | Iterable[str]]) -> str:
+def table(headers: Iterable[str], rows: Iterable[str | Iterable[str]], table_id: str = "") -> str:
     """headers are plain text; a row is a finished `<tr>` string or a list of cells that are HTML already
     (callers escape), either bare or wrapped in their own `<td>`."""
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
     body = "".join(row if isinstance(row, str) else "<tr>" + "".join(cell(c) for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    ident = f' id="{esc(table_id)}"' if table_id else ""
+    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def cell(content: str) -> str:
@@ -78,77 +85,143 @@ def overview_section(results: list[StudentResult]) -> str:
         ["maximum possible", num(o["max_score"])],
         ["full marks", num(o["full_marks"])],
         ["passed every code test", num(o["passed_every_test"])],
-        ["with ungradable files", num(o["ungradable"])],
+        ["with files missing or unreadable", num(o["ungradable"])],
         ["grader problems (checks)", num(o["grader_problems"])],
     ]
-    students = [[esc(r.student_id), num(r.score), num(r.max_score), num(percent(r), "{:.0f}%"),
-                 num(sum(1 for t in r.tests if t.status == PASSED)), num(sum(1 for t in r.tests if t.status == FAILED)),
-                 esc("; ".join(r.problems))] for r in results]
-    return ("<h2>Class overview</h2>" + table(["", "value"], rows)
-            + "<h3>Students</h3>"
-            + table(["student", "score", "max", "%", "tests passed", "tests failed", "ungradable files"], students))
+    return '<h2 id="overview">Class overview</h2>' + table(["", "value"], rows)
+
+
+def heatmap_section(results: list[StudentResult]) -> str:
+    if not results:
+        return ""
+    return ('<h2 id="students">Who needs help, on what</h2><p class="muted">One row per student, lowest total '
+            "first; one column per question and quiz (the gradebook's columns). A cell is the share of that "
+            "question's points the student earned; hover for points and reasons.</p>" + heatmap.heatmap_html(results))
 
 
 def distribution_section(results: list[StudentResult]) -> str:
     if not results:
         return ""
-    return "<h2>Score distribution</h2>" + image(plots.score_histogram_png([percent(r) for r in results]),
-                                                 "histogram of total scores")
+    chart = plots.score_histogram_png([percent(r) for r in results])
+    return '<h2 id="distribution">Score distribution</h2>' + image(chart, "histogram of total scores")
+
+
+def check_cell(name: str, test_id: str, visibility: str = "visible") -> str:
+    """A check's name, with its function (to find it in the graders) and its visibility when not visible."""
+    shown = "" if visibility == "visible" else f' <span class="muted">({esc(visibility)})</span>'
+    return f'{esc(name)}{shown}<br><code class="small">{esc(test_id.split("::")[-1])}</code>'
 
 
 def pass_rate_section(results: list[StudentResult]) -> str:
     stats = test_stats(results)
     if not stats:
-        return "<h2>Pass rate of every grader test</h2><p>No tests were run.</p>"
+        return '<h2 id="tests">Pass rate of every grader test</h2><p>No tests were run.</p>'
     rated = [s for s in stats if s.pass_rate is not None]
+    targets = {t.test_id: t.tags for r in results for t in r.tests}
     chart = image(plots.pass_rate_png([s.test_id.split("::")[-1] for s in rated], [s.pass_rate for s in rated],
                                       [s.assignment for s in rated]), "bar chart of pass rates") if rated else ""
     rows, group = [], None
     for s in stats:
         if (s.assignment, s.question) != group:
             group = (s.assignment, s.question)
-            rows.append(f'<tr class="group"><th colspan="7">{esc(s.assignment)} / {esc(s.question)}</th></tr>')
-        rows.append([esc(s.name), f"<code>{esc(s.test_id.split('::')[-1])}</code>", esc(s.visibility),
+            rows.append(f'<tr class="group"><th colspan="6">{esc(s.assignment)} / {esc(s.question)}</th></tr>')
+        rows.append([check_cell(s.name, s.test_id, s.visibility), esc(", ".join(targets.get(s.test_id, ()))),
                      num(s.passed), num(s.failed), num(s.grader_errors),
                      num(None if s.pass_rate is None else 100 * s.pass_rate, "{:.0f}%")])
-    return ("<h2>Pass rate of every grader test</h2><p class=\"muted\">Grouped by assignment / question. "
-            "Grader problems are left out of the pass rate.</p>" + chart
-            + table(["test", "function", "visibility", "passed", "failed", "grader problem", "pass rate"], rows))
+    return ('<h2 id="tests">Pass rate of every grader test</h2><p class="muted">Grouped by assignment / question. '
+            "Grader problems are left out of the pass rate. <em>Targets</em> are the test's tags: what it was "
+            "written to catch, not what any student did.</p>" + chart
+            + table(["test", "targets", "passed", "failed", "grader problem", "pass rate"], rows, "pass-rates"))
 
 
-def misconception_section(results: list[StudentResult]) -> str:
-    common = misconceptions(results)
-    head = ("<h2>Most common misconceptions</h2><p class=\"muted\">Each grader test is tagged with the "
-            "misconceptions it targets; a student counts under a tag when a test carrying it failed.</p>")
-    if not common:
-        return head + "<p>No failing tests, so no misconceptions to report.</p>"
-    shown = common[:12]
-    chart = image(plots.misconception_png([t for t, _ in shown], [len(ids) for _, ids in shown]),
-                  "bar chart of misconceptions")
-    rows = [[esc(tag), num(len(ids)), esc(", ".join(ids))] for tag, ids in common]
-    return head + chart + table(["misconception", "students", "students affected"], rows)
+def mistakes_section(results: list[StudentResult]) -> str:
+    mistakes = diagnosed_mistakes(results)
+    head = ('<h2 id="mistakes">Misconceptions: diagnosed mistakes</h2><p class="muted">Counted from diagnoses '
+            "only: a student is listed under a mistake when a failed check ran that mistake's model on the same "
+            "inputs and it reproduced the student's result. A check whose result several mistakes reproduce "
+            "proves none of them: those students are listed as <em>possibly</em>, unless another check proves "
+            "one. Test tags say what a check targets and are not counted here.</p>")
+    if not mistakes:
+        return head + '<p id="no-diagnoses">No failed check named a mistake.</p>'
+    chart = image(plots.mistakes_png(mistakes[:15]), "bar chart of students per diagnosed mistake")
+    none = '<span class="muted">—</span>'
+    rows = [[esc(m.title), f"<code>{esc(m.mistake)}</code>", num(len(m.made)), esc(", ".join(m.made)) or none,
+             esc(", ".join(m.possible)) or none,
+             "<br>".join(f"<code>{esc(t.split('::')[-1])}</code>" for t in m.tests)] for m in mistakes]
+    return head + chart + table(["mistake", "id", "students", "made it", "possibly", "named by checks"], rows,
+                                "diagnoses")
+
+
+def undiagnosed_section(results: list[StudentResult]) -> str:
+    found = undiagnosed_failures(results)
+    head = ('<h2 id="undiagnosed">Failed for no diagnosed reason</h2><p class="muted">The place to look for new '
+            "mistakes: checks that students attempted and failed, where no mistake model reproduced their result. "
+            "Each student's symptom is what the check saw. Parts not attempted (no file, an untouched stub) are "
+            "not listed.</p>")
+    if not found:
+        return head + "<p>Every failed check was explained by a diagnosed mistake.</p>"
+    rows = []
+    for entry in found:
+        symptoms = "".join(f"<li><strong>{esc(student)}</strong>: {esc(symptom)}</li>"
+                           for student, symptom in entry.students)
+        rows.append([f"<strong>{esc(entry.test.question)}</strong>: " + check_cell(entry.test.name, entry.test.test_id),
+                     num(len(entry.students)),
+                     f'<td class="wide"><ul>{symptoms}</ul></td>' if len(entry.students) <= 3 else
+                     f'<td class="wide"><details><summary>{esc(", ".join(s for s, _ in entry.students))}</summary>'
+                     f"<ul>{symptoms}</ul></details></td>"])
+    return head + table(["check", "students", "who, and what the check saw"], rows, "undiagnosed")
 
 
 def item_section(results: list[StudentResult]) -> str:
     items = item_analysis(results)
-    head = ("<h2>Quiz item analysis</h2><p class=\"muted\">Difficulty = mean score / max score (1 means everyone "
-            "got it right). Discrimination = <strong>corrected point-biserial</strong>: the correlation between "
-            "the item score and the rest of the quiz score (quiz total minus this item), over the students who "
-            f"handed in a readable answers file. Items with discrimination below {LOW_DISCRIMINATION} are flagged; "
-            f"— means undefined (fewer than {MIN_TAKERS} students, or everyone scored the same).</p>")
+    head = '<h2 id="items">Quiz item analysis</h2>'
     if not items:
         return head + "<p>No quizzes were graded.</p>"
+    quizzes: dict[str, list] = {}
+    for item in items:
+        quizzes.setdefault(item.quiz_id, []).append(item)
+    small = {quiz_id: quiz[0].takers for quiz_id, quiz in quizzes.items() if not quiz[0].shown}
     parts = [head]
-    if any(i.discrimination is not None for i in items):
-        parts.append(image(plots.item_analysis_png(items), "difficulty against discrimination per quiz item"))
-    for quiz_id in dict.fromkeys(i.quiz_id for i in items):
-        rows = [[f"<code>{esc(i.question_id)}</code>", num(i.max_score), num(i.takers),
-                 num(i.difficulty, "{:.2f}"), num(i.discrimination, "{:.2f}"),
-                 '<span class="flag">low discrimination</span>' if i.flagged else ""]
-                for i in items if i.quiz_id == quiz_id]
-        parts.append(f"<h3>Quiz {esc(quiz_id)}</h3>"
-                     + table(["item", "max", "students", "difficulty", "discrimination", "flag"], rows))
+    if small:
+        parts.append(small_class_note(small))
+        counts = [f'<div><h3>Quiz {esc(quiz_id)}</h3>'
+                  + table(["item", "max", "full marks"], [[f"<code>{esc(i.question_id)}</code>", num(i.max_score),
+                                                           f'<td class="num">{i.full_marks} of {i.takers}</td>']
+                                                          for i in quizzes[quiz_id]], f"item-counts-{quiz_id}")
+                  + "</div>" for quiz_id in small]
+        parts.append(f'<div class="side-by-side">{"".join(counts)}</div>')
+    large = [quiz_id for quiz_id in quizzes if quiz_id not in small]
+    if large:
+        parts.append(item_note())
+    for quiz_id in large:
+        quiz = quizzes[quiz_id]
+        parts.append(f"<h3>Quiz {esc(quiz_id)} ({quiz[0].takers} students with a readable answers file)</h3>")
+        parts.append(image(plots.item_statistics_png(quiz), f"difficulty and discrimination of each item of {quiz_id}"))
+        rows = [[f"<code>{esc(i.question_id)}</code>", num(i.max_score), num(i.takers), num(i.difficulty, "{:.2f}"),
+                 num(i.discrimination, "{:.2f}"), '<span class="flag">low discrimination</span>' if i.flagged else ""]
+                for i in quiz]
+        parts.append(table(["item", "max", "students", "difficulty", "discrimination", "flag"], rows,
+                           f"item-stats-{quiz_id}"))
     return "".join(parts)
+
+
+def small_class_note(takers: dict[str, int]) -> str:
+    which = ", ".join(f"{esc(quiz_id)} ({n})" for quiz_id, n in takers.items())
+    return (f'<p class="item-stats-hidden"><strong>Difficulty and discrimination are hidden</strong> for quizzes '
+            f"answered by fewer than {ITEM_STATS_MIN_TAKERS} students with a readable answers file; here: {which}. "
+            "Below that size the sampling error of a correlation (about 1/&radic;(n&minus;1): 0.58 for 4 students, "
+            f"0.33 for 10, 0.19 for 30) is larger than the gap between an item that separates no one (0) and the "
+            f"flag line ({LOW_DISCRIMINATION}), so a flag would mostly report chance: a good item (true "
+            "discrimination 0.4) would be flagged in about 4 classes in 10 at 4 students, 3 in 10 at 10 students, "
+            "1 in 8 at 30. The counts below are facts about these students, not estimates.</p>")
+
+
+def item_note() -> str:
+    return ('<p class="muted">Difficulty = mean score / max score (1 means everyone got it right). Discrimination = '
+            "<strong>corrected point-biserial</strong>: the correlation between the item score and the rest of "
+            "the quiz score (quiz total minus this item), over the students who handed in a readable answers "
+            f"file. Items with discrimination below {LOW_DISCRIMINATION} are flagged; — means undefined (fewer "
+            f"than {MIN_TAKERS} students, or everyone scored the same).</p>")
 
 
 def grader_problem_cell(output: str, detail: str) -> str:
@@ -164,24 +237,34 @@ def problem_section(results: list[StudentResult]) -> str:
                   for r in results for q in r.quizzes if q.problem]
     bugs = [[esc(student), esc(test.name), f"<code>{esc(test.test_id)}</code>",
              grader_problem_cell(test.output, test.grader_detail)] for student, test in grader_problems(results)]
-    parts = ["<h2>Ungradable submissions</h2>",
+    parts = ['<h2 id="problems">Ungradable submissions</h2>',
              table(["student", "why"], ungradable) if ungradable else "<p>Every submitted file could be graded.</p>"]
     if quiz_files:
         parts.append("<h3>Quiz answer files not graded</h3>" + table(["student", "quiz", "why"], quiz_files))
-    parts.append("<h2>Grader problems, not students' fault</h2>")
+    parts.append('<h2 id="grader-problems">Grader problems, not students\' fault</h2>')
     parts.append("<p>These checks crashed inside the grader; they scored 0 and need a regrade once fixed.</p>"
                  + table(["student", "test", "test id", "what happened"], bugs) if bugs
                  else "<p>No grader problems.</p>")
     return "".join(parts)
 
 
+SECTIONS = [("overview", "Class overview"), ("students", "Who needs help, on what"),
+            ("mistakes", "Misconceptions: diagnosed mistakes"), ("undiagnosed", "Failed for no diagnosed reason"),
+            ("distribution", "Score distribution"), ("tests", "Pass rate of every grader test"),
+            ("items", "Quiz item analysis"), ("problems", "Ungradable submissions"),
+            ("grader-problems", "Grader problems")]
+
+
 def class_report_html(results: list[StudentResult]) -> str:
     results = list(results)
-    body = "".join([
-        isolation_section(results), overview_section(results), distribution_section(results),
-        pass_rate_section(results), misconception_section(results), item_section(results),
-        problem_section(results),
-    ])
+    parts = [isolation_section(results), overview_section(results)]
+    if results:
+        parts[1:1] = ["<nav><ul>" + "".join(f'<li><a href="#{k}">{esc(v)}</a></li>' for k, v in SECTIONS)
+                      + "</ul></nav>"]
+        parts += [heatmap_section(results), mistakes_section(results), undiagnosed_section(results),
+                  distribution_section(results), pass_rate_section(results), item_section(results)]
+    parts.append(problem_section(results))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>Class report</title><style>{CSS}</style></head><body><h1>Class report</h1>{body}</body></html>\n")
+            f"<title>Class report</title><style>{CSS}</style></head><body><h1>Class report</h1>{''.join(parts)}"
+            "</body></html>\n")

@@ -6,6 +6,20 @@ the point-biserial; for partial-credit items it is the same formula on fractiona
 out of the total stops it correlating with itself, which inflates the index in short quizzes and small
 classes. Students whose answers file was missing or unreadable (`QuizResult.problem`) are left out of that
 quiz's analysis: they did not answer, so their zeros say nothing about the items.
+
+Item statistics are *shown* only for a quiz with at least ITEM_STATS_MIN_TAKERS = 30 takers. The reason is
+the sampling error of a correlation: about 1/sqrt(n - 1) for an item that separates no one, so 0.58 at
+n = 4, 0.33 at n = 10 and 0.19 at n = 30. Below 30 that error is larger than the gap (0.2) between "separates
+no one" and the flag line, so a flag would mostly report chance. By Fisher's z, a good item (true
+discrimination 0.4) falls below the 0.2 line by chance in 41% of classes of 4, 28% of 10, 18% of 20 and 13%
+of 30 (5% needs about 60). Difficulty is a proportion and steadier (standard error at most 0.5/sqrt(n): 0.25
+at n = 4, 0.09 at n = 30), but on the same items it is shown under the same rule, so the two are read
+together. Smaller classes get counts only ("k of n had full marks"): facts, not estimates.
+
+Misconceptions come from diagnoses only (`TestResult.diagnoses`), never from tags: a tag says what a test
+targets, not what a student did. Several diagnoses on one test are alternatives (each alone reproduces the
+result), so a student counts as having *made* a mistake only when some failed test names it alone; a
+mistake named only alongside others, on tests no proven mistake explains, is listed as *possible*.
 """
 from __future__ import annotations
 
@@ -16,7 +30,8 @@ from dataclasses import dataclass
 from ..grading.results import FAILED, PASSED, StudentResult, TestResult
 
 LOW_DISCRIMINATION = 0.2
-MIN_TAKERS = 3  # below this a correlation is noise, so none is reported
+MIN_TAKERS = 3  # below this a correlation is not even defined, so none is computed
+ITEM_STATS_MIN_TAKERS = 30  # below this, difficulty and discrimination are computed but not shown (see above)
 
 
 @dataclass(frozen=True)
@@ -47,10 +62,16 @@ class ItemStats:
     takers: int
     difficulty: float | None        # mean score / max: 1 = everyone right (higher is easier)
     discrimination: float | None    # corrected point-biserial; None when undefined
+    full_marks: int = 0             # takers with full marks on the item: a count, shown at any class size
+
+    @property
+    def shown(self) -> bool:
+        """Whether the class is large enough for difficulty and discrimination to mean something."""
+        return self.takers >= ITEM_STATS_MIN_TAKERS
 
     @property
     def flagged(self) -> bool:
-        return self.discrimination is not None and self.discrimination < LOW_DISCRIMINATION
+        return self.shown and self.discrimination is not None and self.discrimination < LOW_DISCRIMINATION
 
 
 def percent(result: StudentResult) -> float:
@@ -91,16 +112,59 @@ def hardest_tests(stats: list[TestStats], count: int = 3) -> list[TestStats]:
     return sorted(rated, key=lambda s: s.pass_rate)[:count]  # stable: ties keep grader order
 
 
-def misconceptions(results: list[StudentResult]) -> list[tuple[str, list[str]]]:
-    """(tag, students) for every tag on a FAILED test, most students first. Grader errors don't count,
-    and neither do parts a student never attempted (no file, an untouched stub): no misconception there."""
-    students: dict[str, set[str]] = {}
+@dataclass(frozen=True)
+class MistakeStats:
+    mistake: str                      # the stable id
+    title: str                        # as the first test that named it put it
+    made: tuple[str, ...]             # students who provably made it
+    possible: tuple[str, ...]         # students whose results it explains only together with other mistakes
+    tests: tuple[str, ...]            # test ids that named it, in grader order
+
+
+def diagnosed_mistakes(results: list[StudentResult]) -> list[MistakeStats]:
+    """Per diagnosed mistake, the students who made it, most students first. Only FAILED, attempted tests
+    count; a test with several diagnoses proves none of them (see the module docstring)."""
+    titles: dict[str, str] = {}
+    tests: dict[str, list[str]] = {}
+    made: dict[str, set[str]] = {}
+    possible: dict[str, set[str]] = {}
+    for result in results:
+        failures = [t for t in result.tests if t.status == FAILED and t.attempted and t.diagnoses]
+        proven = {t.diagnoses[0].mistake for t in failures if len(t.diagnoses) == 1}
+        for test in failures:
+            names = [d.mistake for d in test.diagnoses]
+            for diagnosis in test.diagnoses:
+                titles.setdefault(diagnosis.mistake, diagnosis.title)
+                seen = tests.setdefault(diagnosis.mistake, [])
+                if test.test_id not in seen:
+                    seen.append(test.test_id)
+                if diagnosis.mistake in proven:
+                    made.setdefault(diagnosis.mistake, set()).add(result.student_id)
+                elif not proven.intersection(names):
+                    possible.setdefault(diagnosis.mistake, set()).add(result.student_id)
+    stats = [MistakeStats(m, titles[m], tuple(sorted(made.get(m, ()))), tuple(sorted(possible.get(m, ()))),
+                          tuple(tests[m])) for m in titles]
+    return sorted(stats, key=lambda s: (-len(s.made), -len(s.possible), s.title))
+
+
+@dataclass(frozen=True)
+class Undiagnosed:
+    """A test that some students failed with no diagnosis: (student, symptom) per student."""
+    test: TestResult                  # the first such result, for the test's name and question
+    students: tuple[tuple[str, str], ...]
+
+
+def undiagnosed_failures(results: list[StudentResult]) -> list[Undiagnosed]:
+    """Attempted failures that no mistake model explained, grouped by test in grader order: where to look
+    for mistakes nobody has modelled yet. Untouched stubs and missing files are not failures of this kind."""
+    found: dict[str, list] = {}
     for result in results:
         for test in result.tests:
-            if test.status == FAILED and test.attempted:
-                for tag in test.tags:
-                    students.setdefault(tag, set()).add(result.student_id)
-    return sorted(((tag, sorted(ids)) for tag, ids in students.items()), key=lambda pair: (-len(pair[1]), pair[0]))
+            if test.status == FAILED and test.attempted and not test.diagnoses:
+                found.setdefault(test.test_id, [test, []])[1].append((result.student_id, test.output))
+    order = {s.test_id: i for i, s in enumerate(test_stats(results))}
+    return [Undiagnosed(first, tuple(students))
+            for first, students in sorted(found.values(), key=lambda pair: order[pair[0].test_id])]
 
 
 def pearson(xs: list[float], ys: list[float]) -> float | None:
@@ -139,7 +203,8 @@ def item_analysis(results: list[StudentResult]) -> list[ItemStats]:
             difficulty = statistics.fmean(own) / top if takers and top else None
             rest = [total - score for total, score in zip(totals, own)]
             discrimination = pearson(own, rest) if len(takers) >= MIN_TAKERS else None
-            items.append(ItemStats(quiz_id, question, top, len(takers), difficulty, discrimination))
+            full = sum(1 for score in own if top and score >= top)
+            items.append(ItemStats(quiz_id, question, top, len(takers), difficulty, discrimination, full))
     return items
 
 

@@ -1,12 +1,33 @@
-"""A readable Markdown feedback file per student: what passed, what failed and why, what to fix."""
+"""A readable Markdown feedback file per student: what passed, what failed and why, what to fix.
+
+A diagnosed mistake is explained once (see explain.py); other checks it fails point back to it.
+"""
 from __future__ import annotations
 
-from ..grading.results import FAILED, GRADER_ERROR, PASSED, StudentResult
+from ..grading.results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult
+from .explain import Plan, count, failure_lines, label, plan_explanations, points
 
 MARK = {PASSED: "passed", FAILED: "FAILED", GRADER_ERROR: "not graded (grader problem)"}
 
 
+def mark(test: TestResult) -> str:
+    return "not attempted" if test.status == FAILED and not test.attempted else MARK[test.status]
+
+
+def mistakes_summary(plan: Plan) -> list[str]:
+    shown = [m for m in plan.mistakes if m.anchor.visibility != "hidden"]
+    if not shown:
+        return []
+    lines = ["", "## Mistakes found in your code", ""]
+    for mistake in shown:
+        lines.append(f"- **{mistake.diagnosis.title}**: {points(mistake.points_lost)} in "
+                     f"{count(len(mistake.tests), 'check')}; "
+                     f"explained under *{label(mistake.anchor)}*.")
+    return lines
+
+
 def feedback_markdown(result: StudentResult) -> str:
+    plan = plan_explanations(result)
     lines = [f"# Feedback for {result.student_id}", "",
              f"**Score: {result.score:g} / {result.max_score:g}**", ""]
     if result.problems:
@@ -15,6 +36,7 @@ def feedback_markdown(result: StudentResult) -> str:
         lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
     lines += ["| question | score |", "|---|---|"]
     lines += [f"| {q} | {s:g} / {m:g} |" for q, (s, m) in result.question_scores().items()]
+    lines += mistakes_summary(plan)
     current = None
     for test in result.tests:
         if test.visibility == "hidden":
@@ -22,8 +44,10 @@ def feedback_markdown(result: StudentResult) -> str:
         if test.assignment != current:
             current = test.assignment
             lines += ["", f"## {current}", ""]
-        lines.append(f"- **{test.question}** — {test.name}: {MARK[test.status]} ({test.score:g}/{test.max_score:g})")
-        if test.status != PASSED and test.output:
+        lines.append(f"- **{test.question}** — {test.name}: {mark(test)} ({test.score:g}/{test.max_score:g})")
+        if test.status == FAILED:
+            lines += [f"  > {line}" for text in failure_lines(test, plan) for line in text.splitlines()]
+        elif test.status == GRADER_ERROR and test.output:
             lines += [f"  > {line}" for line in test.output.splitlines()]
     for quiz in result.quizzes:
         lines += ["", f"## Quiz: {quiz.quiz_id} ({quiz.score:g} / {quiz.max_score:g})", ""]

@@ -11,14 +11,17 @@ from .class_report import class_report_html
 from .feedback import feedback_markdown
 from .gradebook import gradebook_csv
 from .gradescope import results_json
+from .roster import RosterJoin, match_report_csv
 
 
-def write_outputs(out_dir: Path, results: list[StudentResult]) -> None:
+def write_outputs(out_dir: Path, results: list[StudentResult], roster: RosterJoin | None = None) -> None:
     for result in results:
         stem = result_stem(result.student_id)
         write_atomic(out_dir / "results" / f"{stem}.json",
                      json.dumps(results_json(result), indent=1, ensure_ascii=False))
         write_atomic(out_dir / "feedback" / f"{stem}.md", feedback_markdown(result))
     write_atomic(out_dir / "gradebook.csv", gradebook_csv(results))
-    write_atomic(out_dir / "canvas.csv", canvas_csv(results))
+    write_atomic(out_dir / "canvas.csv", canvas_csv(results, roster=roster))
+    if roster is not None:
+        write_atomic(out_dir / "roster-match.csv", match_report_csv(roster))
     write_atomic(out_dir / "report.html", class_report_html(results))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from quiz_gift_reader import parse_gift
 
-from autograder.quiz import Quiz, quiz_from_data, to_gift, write_qti
+from autograder.quiz import Quiz, QuizFormatError, load_quizzes, quiz_from_data, to_gift, write_qti
 from autograder.quiz.__main__ import main as quiz_cli
 from autograder.quiz.export_gift import escape_gift
 
@@ -167,4 +167,80 @@ def test_cli_export_writes_both_formats(tmp_path, capsys):
     assert quiz_cli(["export", "--format", "qti", "--out", str(tmp_path), "--quizzes", str(quizzes)]) == 0
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["attention.gift", "attention.qti.zip", "attention_score.gift", "attention_score.qti.zip"]
-    assert len(parse_gift((tmp_path / "attention.gift").read_text(encoding="utf-8"))) == 17
+    assert len(parse_gift((tmp_path / "attention.gift").read_text(encoding="utf-8"))) == len(
+        load_quizzes(quizzes)["attention"].questions)
+
+
+# --- Moodle XML ----------------------------------------------------------------------------------
+
+MOODLE_TYPES = {"multichoice": "multiple_choice", "truefalse": "true_false", "numerical": "numeric",
+                "shortanswer": "short_answer", "essay": "short_answer"}
+
+
+def read_moodle(text: str) -> list[dict]:
+    """Questions of a Moodle XML file, read back with the standard library's parser."""
+    root = ET.fromstring(text)
+    assert root.tag == "quiz"
+    items = []
+    for element in root.findall("question"):
+        if element.get("type") == "category":
+            continue
+
+        def text_of(path: str) -> str:
+            return _html_to_text((element.findtext(path) or "").replace("<br>", "\n"))
+
+        items.append({
+            "kind": element.get("type"), "name": element.findtext("name/text"),
+            "prompt": text_of("questiontext/text"), "feedback": text_of("generalfeedback/text"),
+            "points": float(element.findtext("defaultgrade")),
+            "answers": [(_html_to_text(a.findtext("text")), float(a.get("fraction")), a.findtext("tolerance"))
+                        for a in element.findall("answer")],
+            "graderinfo": text_of("graderinfo/text"),
+        })
+    return items
+
+
+def test_moodle_xml_round_trip_keeps_points_and_partial_credit(real_quizzes, nasty_quiz):
+    from autograder.quiz.export_moodle import MOODLE_FRACTIONS, to_moodle_xml
+
+    for quiz in all_quizzes(real_quizzes, nasty_quiz):
+        items = read_moodle(to_moodle_xml(quiz))
+        assert [i["name"] for i in items] == [q.id for q in quiz.questions]
+        for q, item in zip(quiz.questions, items):
+            assert MOODLE_TYPES[item["kind"]] == q.type, q.id
+            assert item["points"] == q.points, q.id
+            assert _same_text(item["prompt"], q.prompt) and _same_text(item["feedback"], q.explanation), q.id
+            assert all(fraction in map(float, MOODLE_FRACTIONS) for _, fraction, _ in item["answers"])
+            if q.type == "multiple_choice":
+                assert [(t, f) for t, f, _ in item["answers"]] == [(o.text, 100 if o.id == q.answer else 0)
+                                                                   for o in q.options]
+            elif q.type == "true_false":
+                assert dict((t, f) for t, f, _ in item["answers"]) == {"true": 100 * q.answer,
+                                                                       "false": 100 * (not q.answer)}
+            elif q.type == "numeric":
+                ((value, fraction, tolerance),) = item["answers"]
+                assert (float(value), fraction, float(tolerance)) == (q.answer, 100, q.tolerance)
+            elif item["kind"] == "shortanswer":
+                assert q.maths or q.code
+                assert [(t, f) for t, f, _ in item["answers"]] == [(a, 100) for a in q.accepted]
+            else:  # free text: graded by hand in Moodle, with the rubric's partial credit for the grader
+                assert not item["answers"]
+                for rubric in q.rubric:
+                    assert f"{rubric.points:g} point(s): {' / '.join(rubric.keywords)}" in item["graderinfo"]
+                assert all(a in item["graderinfo"] for a in q.accepted)
+
+
+def test_moodle_fractions_are_the_ones_moodle_accepts():
+    from autograder.quiz.export_moodle import moodle_fraction
+
+    assert moodle_fraction(1, 2) == "50" and moodle_fraction(1, 3) == "33.33333" and moodle_fraction(0, 2) == "0"
+    with pytest.raises(QuizFormatError):
+        moodle_fraction(1, 7.5)
+
+
+def test_cli_export_moodle(tmp_path):
+    quizzes = Path(__file__).resolve().parents[2] / "quizzes"
+    assert quiz_cli(["export", "--format", "moodle", "--out", str(tmp_path), "--quizzes", str(quizzes)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["attention.moodle.xml", "attention_score.moodle.xml"]
+    assert len(read_moodle((tmp_path / "attention.moodle.xml").read_text(encoding="utf-8"))) == len(
+        load_quizzes(quizzes)["attention"].questions)

@@ -85,9 +85,11 @@ def test_markdown_lists_every_question_and_option(handout):
 def test_answer_template_parses_to_every_id_unanswered(handout):
     quiz, files = handout
     text = files.answer_template.read_text(encoding="utf-8")
-    assert yaml.safe_load(text) == {q.id: "" for q in quiz.questions}
+    parsed = yaml.safe_load(text)
+    assert list(parsed) == [q.id for q in quiz.questions] and not any(parsed.values())
     for q in quiz.questions:
         assert f"# {q.prompt.splitlines()[0]}" in text
+        assert (f"{q.id}: |-" in text) == (q.type == "short_answer")  # block scalars for free text
     result = grade_answer_file(quiz, files.answer_template)
     assert result.score == 0
     assert result.messages == (
@@ -95,10 +97,32 @@ def test_answer_template_parses_to_every_id_unanswered(handout):
     )
 
 
-def test_filled_template_is_graded(handout):
-    quiz, files = handout
+def fill(text: str, question_id: str, answer: str, block: bool) -> str:
+    """What a student does in an editor: type the answer after the colon, or on the indented line."""
+    if block:
+        return text.replace(f"{question_id}: |-\n  \n", f"{question_id}: |-\n  {answer}\n")
+    return text.replace(f"{question_id}:\n", f"{question_id}: {answer}\n")
+
+
+def test_filled_template_survives_backslashes_colons_and_quotes(real_quizzes, tmp_path):
+    quiz = real_quizzes["attention_score"]
+    files = write_student_files(quiz, tmp_path)
     text = files.answer_template.read_text(encoding="utf-8")
-    first = quiz.questions[0]
-    answer = first.accepted[0] if first.accepted else str(first.answer)
-    files.answer_template.write_text(text.replace(f'{first.id}: ""', f'{first.id}: "{answer}"'), encoding="utf-8")
-    assert grade_answer_file(quiz, files.answer_template).item(first.id).score == first.points
+    text = fill(text, "sc-10", "\\sqrt{d_k}", block=True)
+    text = fill(text, "sc-04", 'set its score to "-inf": before the softmax', block=True)
+    text = fill(text, "sc-11", "0,125", block=False)
+    text = fill(text, "sc-03", "b", block=False)
+    files.answer_template.write_text(text, encoding="utf-8")
+    result = grade_answer_file(quiz, files.answer_template)
+    assert result.item("sc-10").given == "\\sqrt{d_k}" and result.item("sc-10").score == 1
+    assert result.item("sc-04").given == 'set its score to "-inf": before the softmax'
+    assert result.item("sc-11").score == 1 and result.item("sc-03").score == 1
+    assert "not valid YAML" not in " ".join(result.messages)
+
+
+def test_handouts_name_the_lesson_not_its_file(handout):
+    quiz, files = handout
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert quiz.lesson not in text and ".txt" not in text
+    assert quiz.lesson_title in files.markdown.read_text(encoding="utf-8")

@@ -1,0 +1,250 @@
+"""Code answers ("Q @ K.transpose(-2, -1)", "softmax(QKᵀ/√d_k) V"): judged by what they compute.
+
+The parent reads the answer (`notation.read_expression`: bounded, allow-listed, never evaluated) and
+writes it back as canonical source inside a tiny module. That module runs in the sandbox, one fresh
+child per distinct answer, on seeded random tensors that the child rebuilds from their seeds; the
+answer key's own module runs in a child of its own. Only tensors come back, and the parent compares
+them. Verdicts are kept per (question, canonical answer) in a cache file, so a class that shares
+answers pays once per distinct answer, and a re-run pays nothing.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from .equivalence import Verdict
+from .model import CodeSpec, Question
+from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
+
+EVALUATOR_VERSION = "1"
+SEEDS = (1013, 2029)  # two input sets: a coincidence on one is not a match
+RTOL, ATOL = 1e-4, 1e-6
+MODULES = frozenset({"torch", "F", "nn", "math"})
+HELPERS = '''import math
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _mul(a, b):
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dim() >= 2 and b.dim() >= 2:
+        return a @ b
+    return a * b
+
+
+def sqrt(x):
+    return torch.sqrt(x) if isinstance(x, torch.Tensor) else math.sqrt(x)
+
+
+def exp(x):
+    return torch.exp(x) if isinstance(x, torch.Tensor) else math.exp(x)
+
+
+def softmax(x, dim=-1):
+    return torch.softmax(x, dim=dim)
+
+
+SCORES = {
+    "dot": lambda Q, K: Q @ K.transpose(-2, -1),
+    "scaled_dot": lambda Q, K: Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1]),
+}
+'''
+
+
+@dataclass(frozen=True)
+class CodeAnswer:
+    """A readable code answer: its canonical source and the key under which its verdict is kept."""
+    source: str
+    key: str
+
+
+def vocabulary(spec: CodeSpec) -> Vocabulary:
+    functions = frozenset(spec.functions)
+    return Vocabulary(frozenset([*spec.inputs, *spec.constants]), dict(spec.aliases), functions, MODULES)
+
+
+class _Products(ast.NodeTransformer):
+    """In maths notation a product of two matrices is the matrix product, otherwise the plain product."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.MatMult):
+            return ast.Call(ast.Name("_mul", ast.Load()), [node.left, node.right], [])
+        return node
+
+
+def canonical_source(reading: Reading) -> str:
+    tree = _Products().visit(reading.tree) if reading.maths else reading.tree
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def spec_fingerprint(spec: CodeSpec) -> str:
+    data = json.dumps([EVALUATOR_VERSION, spec.answer, spec.inputs, spec.constants, spec.functions,
+                       spec.variants, sorted(spec.aliases), spec.wrong_names], sort_keys=True)
+    return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+def prepare(question: Question, given: object) -> CodeAnswer | Verdict:
+    """Read a code answer in the parent: a CodeAnswer to evaluate, or a verdict reached without running it."""
+    spec = question.code
+    try:
+        reading = read_expression(given, vocabulary(spec))
+    except UnknownName as unknown:
+        if unknown.name in spec.wrong_names or unknown.name.startswith("_"):
+            return Verdict(False, f"Incorrect: `{unknown.name}` is not part of what this question asks for.")
+        return Verdict(None, f"{unknown}; your instructor will read this answer.")
+    except Unreadable as problem:
+        return Verdict(None, f"The grader could not read this as one PyTorch expression ({problem}); "
+                             "your instructor will read it.")
+    source = canonical_source(reading)
+    key = hashlib.sha256(f"{question.id}\n{spec_fingerprint(spec)}\n{source}".encode()).hexdigest()[:24]
+    return CodeAnswer(source, key)
+
+
+def module_source(spec: CodeSpec, expression: str) -> str:
+    """The module a child runs: helpers, then one `answer_<variant>` per meaning of score(Q, K)."""
+    arguments = ", ".join([*spec.inputs, *spec.constants])
+    lines = [HELPERS, f"def _answer(score, {arguments}):", f"    return ({expression})", ""]
+    for variant in spec.variants or ("dot",):
+        lines += [f"def answer_{variant}({arguments}):",
+                  f"    return _answer(SCORES[{variant!r}], {arguments})", ""]
+    return "\n".join(lines)
+
+
+def probe_arguments(spec: CodeSpec, seed: int) -> list:
+    """Seeded inputs as placeholders the sandbox rebuilds (sandbox/child/inputs.py), then the constants."""
+    tensors = [{"$randn": {"shape": list(shape), "seed": seed + index}} for index, shape in enumerate(spec.inputs.values())]
+    return tensors + list(spec.constants.values())
+
+
+def same_tensor(output: object, expected: object) -> bool:
+    import torch
+
+    if not isinstance(output, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return False
+    if output.shape != expected.shape or not output.dtype.is_floating_point:
+        return False
+    return bool(torch.allclose(output.double(), expected.double(), rtol=RTOL, atol=ATOL))
+
+
+class CodeEvaluator:
+    """Evaluates distinct code answers in the sandbox, one fresh child each; keeps verdicts in a cache file."""
+
+    def __init__(self, isolation: str = "auto", cache_path: Path | None = None) -> None:
+        self.isolation = isolation
+        self.cache_path = cache_path
+        self.cache: dict[str, dict] = _read_cache(cache_path)
+        self.server = None
+        self.references: dict[str, dict] = {}
+        self.evaluated = 0
+
+    def verdict(self, key: str) -> Verdict | None:
+        entry = self.cache.get(key)
+        return Verdict(entry["equal"], entry["message"]) if entry else None
+
+    def evaluate(self, work: Iterable[tuple[Question, CodeAnswer]]) -> None:
+        todo = {answer.key: (question, answer) for question, answer in work if answer.key not in self.cache}
+        if not todo:
+            return
+        try:
+            for question, answer in todo.values():
+                verdict = self._judge(question, answer)
+                self.cache[answer.key] = {"equal": verdict.equal, "message": verdict.message}
+                self.evaluated += 1
+        finally:
+            self._save()
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+
+    def _server(self):
+        if self.server is None:
+            from ..sandbox import ForkServer, SandboxConfig
+
+            self.server = ForkServer(SandboxConfig(isolation=self.isolation))
+        return self.server
+
+    def _run(self, spec: CodeSpec, expression: str) -> dict:
+        """{(variant, seed): output tensor or an error message} for one expression, in a fresh child."""
+        from ..sandbox import ChildFailure
+
+        child = self._server().spawn()
+        outputs: dict = {}
+        try:
+            limits = self._server().config.limits
+            loaded = child.request({"op": "load", "module": "quiz_answer", "filename": "answer",
+                                    "cells": [module_source(spec, expression)]}, limits.load_seconds)
+            if loaded.get("errors"):
+                first = loaded["errors"][0]
+                message = f"{first.get('type', 'Error')}: {str(first.get('message', ''))[:200]}"
+                return {(v, s): message for v in spec.variants or ("dot",) for s in SEEDS}
+            for variant in spec.variants or ("dot",):
+                for seed in SEEDS:
+                    reply = child.request({"op": "run", "target": f"answer_{variant}",
+                                           "args": probe_arguments(spec, seed), "kwargs": {}}, limits.call_seconds)
+                    if reply.get("ok"):
+                        outputs[variant, seed] = reply.get("output")
+                    else:
+                        error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+                        outputs[variant, seed] = f"{error.get('type', 'Error')}: {str(error.get('message', ''))[:200]}"
+        except ChildFailure as failure:
+            return {(v, s): f"it did not finish ({failure})" for v in spec.variants or ("dot",) for s in SEEDS}
+        finally:
+            child.close()
+        return outputs
+
+    def _reference(self, question: Question) -> dict:
+        fingerprint = spec_fingerprint(question.code)
+        if fingerprint not in self.references:
+            reading = read_expression(question.code.answer, vocabulary(question.code))
+            outputs = self._run(question.code, canonical_source(reading))
+            broken = [v for v in outputs.values() if isinstance(v, str) or v is None]
+            if broken:
+                raise RuntimeError(f"question {question.id}: the answer key itself fails in the sandbox: {broken[0]}")
+            self.references[fingerprint] = outputs
+        return self.references[fingerprint]
+
+    def _judge(self, question: Question, answer: CodeAnswer) -> Verdict:
+        expected = self._reference(question)
+        outputs = self._run(question.code, answer.source)
+        errors = [v for v in outputs.values() if isinstance(v, str)]
+        for variant in question.code.variants or ("dot",):
+            if all(same_tensor(outputs.get((variant, s)), expected[variant, s]) for s in SEEDS):
+                return Verdict(True, "Correct: it computes the same tensors as the expected answer.")
+        if errors and len(errors) == len(outputs):
+            return Verdict(False, f"Incorrect: evaluating it on test tensors failed with {errors[0]}")
+        return Verdict(False, "Incorrect: on test tensors it computes something else than the expected answer"
+                              + _shape_note(outputs, expected))
+
+    def _save(self) -> None:
+        if self.cache_path is None:
+            return
+        from ..grading.results import write_atomic
+
+        write_atomic(self.cache_path, json.dumps(self.cache, indent=0, sort_keys=True))
+
+
+def _shape_note(outputs: dict, expected: dict) -> str:
+    import torch
+
+    for key, value in outputs.items():
+        if isinstance(value, torch.Tensor) and value.shape != expected[key].shape:
+            return f" (shape {tuple(value.shape)}, expected {tuple(expected[key].shape)})."
+    return "."
+
+
+def _read_cache(path: Path | None) -> dict[str, dict]:
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict) and set(v) == {"equal", "message"}
+            and v["equal"] in (True, False) and isinstance(v["message"], str)} if isinstance(data, dict) else {}

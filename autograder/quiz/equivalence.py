@@ -1,0 +1,187 @@
+"""Scalar maths and numbers: is the student's formula the same as the answer key?
+
+A formula read by `notation.read_expression` (already validated: small, known names, small constants)
+is walked into a sympy expression by hand, never through `sympify`/`parse_expr`, which call `eval`.
+Two formulas are the same when sympy simplifies their difference to 0, or failing that, when they agree
+at several random positive points. Numbers are read the same way, so "1/sqrt(16)", "16^-0.5", "0,25",
+"about 0.25" and "≈ ¼" are all 0.25.
+"""
+from __future__ import annotations
+
+import ast
+import random
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
+
+MAX_EXPONENT = 64
+MAX_BITS = 8192  # about (2^64)^64 at most: far beyond any answer, far below a slow one
+_DECIMAL_COMMA = re.compile(r"(?<![\d,])(\d+),(\d+)(?![\d,])")
+_VERB_DIVIDE = re.compile(r"^(?:it\s+)?(?:divides?|dividing|divided|division)\b.*?\bby\b", re.I)
+_VERB_MULTIPLY = re.compile(r"^(?:it\s+)?(?:multipl(?:y|ies|ied|ying)|scal(?:e|es|ed|ing)|times)\b.*?\bby\b", re.I)
+_LEADING_BY = re.compile(r"^by\b", re.I)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """equal: True/False once the answer was read; None when it could not be read (a person decides)."""
+    equal: bool | None
+    message: str = ""
+
+
+def _sympy():
+    import sympy  # imported on first use: about half a second, and only runs that need maths pay it
+
+    return sympy
+
+
+def to_sympy(reading: Reading, symbols: dict[str, object]):
+    """Walk the validated tree into sympy. Only numbers, known symbols, + - * / ^ and a few functions."""
+    sp = _sympy()
+    functions = {"sqrt": sp.sqrt, "exp": sp.exp, "log": sp.log, "ln": sp.log, "abs": sp.Abs}
+
+    def walk(node):
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return sp.Rational(Fraction(str(node.value))) if isinstance(node.value, float) else sp.Integer(node.value)
+        if isinstance(node, ast.Name) and node.id in symbols:
+            return symbols[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            value = walk(node.operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(node, ast.BinOp):
+            left, right = walk(node.left), walk(node.right)
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Sub):
+                return left - right
+            if isinstance(node.op, (ast.Mult, ast.MatMult)):
+                return left * right
+            if isinstance(node.op, ast.Div):
+                if right == 0:
+                    raise Unreadable("divides by zero")
+                return left / right
+            if isinstance(node.op, ast.Pow):
+                if not right.is_number or abs(float(right)) > MAX_EXPONENT:
+                    raise Unreadable("uses an exponent the question does not need")
+                if left == 0 and float(right) < 0:
+                    raise Unreadable("divides by zero")
+                if left.is_number and abs(float(right)) * max(1, sp.log(abs(left) + 1, 2).evalf()) > MAX_BITS:
+                    raise Unreadable("uses a number far larger than the question needs")
+                result = left ** right
+                if any(p.exp.is_number and abs(float(p.exp)) > MAX_EXPONENT for p in result.atoms(sp.Pow)):
+                    raise Unreadable("uses an exponent the question does not need")
+                return result
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions \
+                and len(node.args) == 1 and not node.keywords:
+            argument = walk(node.args[0])
+            if node.func.id == "exp" and argument.has(sp.exp):
+                raise Unreadable("nests exponentials deeper than an answer needs")
+            return functions[node.func.id](argument)
+        raise Unreadable("uses something other than numbers, the question's symbols and + - * / ^ sqrt")
+
+    return walk(reading.tree)
+
+
+def same_formula(answer, key, symbols) -> bool:
+    sp = _sympy()
+    difference = answer - key
+    try:
+        if sp.simplify(difference) == 0:
+            return True
+    except Exception:  # noqa: BLE001 - sympy may give up on odd input; the numeric check still decides
+        pass
+    rng = random.Random(0)
+    for _ in range(4):
+        point = {s: sp.Rational(rng.randint(2, 97), rng.randint(1, 7)) for s in symbols}
+        try:
+            a, b = complex(answer.subs(point).evalf()), complex(key.subs(point).evalf())
+        except Exception:  # noqa: BLE001 - an answer sympy cannot evaluate is not the key
+            return False
+        if abs(a - b) > 1e-9 * max(1.0, abs(b)):
+            return False
+    return True
+
+
+def formula_symbols(vocabulary: Vocabulary) -> dict[str, object]:
+    sp = _sympy()
+    return {name: sp.Symbol(name, positive=True) for name in vocabulary.names}
+
+
+def read_factor(text: str, factor: str | None) -> tuple[str, bool]:
+    """Strip "divides by" / "multiplies by" wording. Returns (formula text, reciprocal?)."""
+    stripped = text.strip()
+    if factor == "divisor":
+        if _VERB_MULTIPLY.match(stripped):
+            return _VERB_MULTIPLY.sub("", stripped, count=1), True
+        stripped = _VERB_DIVIDE.sub("", stripped, count=1)
+    return _LEADING_BY.sub("", stripped.strip(), count=1), False
+
+
+def compare_formula(given: object, key: str, vocabulary: Vocabulary, factor: str | None = None) -> Verdict:
+    """Is `given` the formula `key` (both over the vocabulary's symbols)?"""
+    if isinstance(given, bool) or not isinstance(given, (str, int, float)):
+        return Verdict(False, "Answer with a formula.")
+    text, reciprocal = read_factor(str(given), factor)
+    try:
+        reading = read_expression(text, vocabulary)
+    except UnknownName as unknown:
+        return Verdict(None, f"{unknown}; your instructor will read this answer.")
+    except Unreadable as problem:
+        return Verdict(None, f"The grader could not read this as a formula ({problem}); your instructor will read it.")
+    symbols = formula_symbols(vocabulary)
+    try:
+        answer = to_sympy(reading, symbols)
+        expected = to_sympy(read_expression(key, vocabulary), symbols)
+    except Unreadable as problem:
+        return Verdict(None, f"The grader could not read this as a formula ({problem}); your instructor will read it.")
+    if reciprocal:
+        if answer == 0:
+            return Verdict(False, "Incorrect.")
+        answer = 1 / answer
+    if same_formula(answer, expected, list(symbols.values())):
+        return Verdict(True, f"Correct: {reading.shown} is the expected formula.")
+    shown = f"1/({reading.shown})" if reciprocal else reading.shown
+    return Verdict(False, f"Incorrect: {shown} is not the same as the expected formula.")
+
+
+# --- numbers -------------------------------------------------------------------------------------
+
+def read_number(value: object, constants: dict[str, float] | None = None) -> float | None:
+    """A numeric answer as a float: 0.125, "1/8", "0,125", "1/sqrt(64)", "2^-3", "about 0.125", "≈⅛";
+    names in `constants` (e.g. d_k = 64) may be used. None if it cannot be read (or is ambiguous)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if value == value and abs(value) != float("inf") else None
+    text = str(value).strip()
+    if not text or len(text) > 200:
+        return None
+    commas = _DECIMAL_COMMA.findall(text)
+    if commas:
+        if len(commas) > 1 or "." in text or any(len(d) == 3 and w != "0" for w, d in commas):
+            return None  # "1,000" could be a thousand; "0,125" and "0,25" cannot
+        text = _DECIMAL_COMMA.sub(r"\1.\2", text)
+    constants = constants or {}
+    value = _number(text, constants)
+    if value is None:  # "64, one per component", "0.25 (1/4)", "64 because ...": the leading number
+        head = re.split(r",\s|;|\(|\s(?:because|since|as)\s", text, maxsplit=1)[0]
+        value = _number(head, constants) if head.strip() and head != text else None
+    return value
+
+
+def _number(text: str, constants: dict[str, float]) -> float | None:
+    vocabulary = Vocabulary(frozenset(constants), {k.casefold(): k for k in constants})
+    try:
+        reading = read_expression(text, vocabulary)
+        sp = _sympy()
+        symbols = {name: sp.Float(constant) for name, constant in constants.items()}
+        result = complex(to_sympy(reading, symbols).evalf())
+    except (Unreadable, TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return None
+    if abs(result.imag) > 1e-12 or result.real != result.real or abs(result.real) == float("inf"):
+        return None
+    return float(result.real)

@@ -1,0 +1,186 @@
+"""Answers that need a person: gather them once per group, keep the instructor's decisions.
+
+`make grade` writes every answer it could not judge to OUT/.state/quiz/review-queue.json and marks its
+points as pending. `attnkit review OUT` turns the queue into OUT/review.yaml: per question, groups of
+near-identical answers (rapidfuzz, order-sensitive similarity on the normalised text; answers that differ
+in a number, a negation or before/after never share a group), each with a `score:` for the instructor
+to fill in. The next `make grade` applies each decision to every answer in its group, now and in every
+later run; a re-run of `attnkit review` keeps the decisions and adds only new answers.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .grade import Decision, review_text, rubric_suggestion
+from .model import Quiz
+
+QUEUE = Path(".state") / "quiz" / "review-queue.json"  # not .state/*.json: those are student results
+REVIEW_FILE = "review.yaml"
+SIMILARITY = 90  # rapidfuzz ratio (0-100) every two answers of a group must reach
+_SIGNAL = re.compile(r"-?\d+(?:\.\d+)?|\b(?:not|no|never|without|cannot|can't|don't|isn't|before|after|"
+                     r"inf|infinity|negative|minus|positive|row|column|query|queries|key|keys|value|values)\b|[-+*/^@]")
+HEADER = """\
+# Quiz answers the grader could not judge, grouped by near-identical wording.
+# For each group, set `score` (0 up to the question's points) and, if you like, `feedback` for the students.
+# Then run the grading again with the same OUT folder: each decision applies to every answer in its group,
+# now and in every later run. A group left without a score stays pending (not 0) in the gradebook.
+# To grade one answer differently from its group, move its line into a new group of its own.
+# `suggested` is what the keyword rubric would give; it is only a hint.
+"""
+
+
+@dataclass
+class ReviewDecisions:
+    """Decisions read from review.yaml, by (quiz id, question id, normalised answer)."""
+    by_answer: dict[tuple[str, str, str], Decision] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def get(self, quiz_id: str, question_id: str, text: str) -> Decision | None:
+        return self.by_answer.get((quiz_id, question_id, text))
+
+
+def load_decisions(path: Path, quizzes: dict[str, Quiz]) -> ReviewDecisions:
+    decisions = ReviewDecisions()
+    if not path.is_file():
+        return decisions
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        decisions.warnings.append(f"{path.name} could not be read ({exc}); its decisions were not applied")
+        return decisions
+    for quiz_id, question_id, index, group in _groups(data):
+        where = f"{path.name}: {question_id}, group {index + 1}"
+        quiz = quizzes.get(quiz_id)
+        if quiz is None or question_id not in {q.id for q in quiz.questions}:
+            decisions.warnings.append(f"{where}: no such question in quiz {quiz_id!r}; ignored")
+            continue
+        score = group.get("score")
+        if score is None or score == "":
+            continue
+        points = quiz.question(question_id).points
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= points:
+            decisions.warnings.append(f"{where}: score {score!r} is not a number from 0 to {points:g}; "
+                                      "the group stays pending")
+            continue
+        feedback = group.get("feedback") if isinstance(group.get("feedback"), str) else ""
+        for answer in group.get("answers") or []:
+            decisions.by_answer[quiz_id, question_id, review_text(answer)] = Decision(float(score), feedback.strip())
+    return decisions
+
+
+def _groups(data: Any):
+    if not isinstance(data, dict):
+        return
+    for quiz_id, questions in data.items():
+        if not isinstance(questions, dict):
+            continue
+        for question_id, block in questions.items():
+            groups = block.get("groups") if isinstance(block, dict) else None
+            for index, group in enumerate(groups if isinstance(groups, list) else []):
+                if isinstance(group, dict):
+                    yield str(quiz_id), str(question_id), index, group
+
+
+# --- the queue written by grading ---------------------------------------------------------------
+
+def write_queue(out_dir: Path, pending: dict[str, dict[str, dict[str, dict]]]) -> None:
+    """pending: quiz id -> question id -> normalised answer -> {"answer": text, "students": [ids]}."""
+    from ..grading.results import write_atomic
+
+    write_atomic(out_dir / QUEUE, json.dumps(pending, indent=1, ensure_ascii=False, sort_keys=True))
+
+
+def read_queue(out_dir: Path) -> dict:
+    path = out_dir / QUEUE
+    if not path.is_file():
+        if (out_dir / ".state").is_dir():
+            return {}  # graded, and no answer needed a person
+        raise FileNotFoundError(f"{out_dir} holds no graded class: run the grading into it first")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# --- grouping ------------------------------------------------------------------------------------
+
+def _comparable(text: str) -> str:
+    text = review_text(text).translate(str.maketrans({"−": "-", "–": "-", "—": "-", "∞": " inf "}))
+    return " ".join(re.sub(r"[^\w\s*/^@+\-=<>()]", " ", text).split())
+
+
+def cluster(texts: list[str], weight: dict[str, int] | None = None) -> list[list[str]]:
+    """Groups of near-identical answers: every two members reach SIMILARITY and share their signal words."""
+    from rapidfuzz import fuzz, process
+
+    weight = weight or {}
+    order = sorted(texts, key=lambda t: (-weight.get(t, 1), t))
+    comparable = [_comparable(t) for t in order]
+    signals = [sorted(_SIGNAL.findall(c)) for c in comparable]
+    scores = process.cdist(comparable, comparable, scorer=fuzz.ratio) if order else []
+    groups: list[list[int]] = []
+    for i in range(len(order)):
+        for group in groups:
+            if all(scores[i][j] >= SIMILARITY and signals[i] == signals[j] for j in group):
+                group.append(i)
+                break
+        else:
+            groups.append([i])
+    return [[order[i] for i in group] for group in groups]
+
+
+def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[dict, int, int]:
+    """The new review document: existing decided groups kept, pending answers grouped. Returns
+    (document, number of groups to decide, number of answers in them)."""
+    document: dict[str, dict] = {}
+    to_decide = answers_to_decide = 0
+    kept = {(q, qid): [g for _, _, _, g in _groups({q: {qid: b}})]
+            for q, questions in (existing or {}).items() if isinstance(questions, dict)
+            for qid, b in questions.items()} if isinstance(existing, dict) else {}
+    for quiz_id, quiz in quizzes.items():
+        for question in quiz.questions:
+            pending = queue.get(quiz_id, {}).get(question.id, {})
+            old = kept.get((quiz_id, question.id), [])
+            decided = [g for g in old if g.get("score") not in (None, "")]
+            decided_texts = {review_text(a) for g in decided for a in g.get("answers") or []}
+            new = {text: entry for text, entry in pending.items() if text not in decided_texts}
+            if not decided and not new:
+                continue
+            weight = {t: len(e.get("students", [])) for t, e in new.items()}
+            groups = []
+            for members in cluster(list(new), weight):
+                students = sorted({s for t in members for s in new[t].get("students", [])})
+                suggested = rubric_suggestion(question, new[members[0]]["answer"])
+                group = {"score": None, "feedback": ""}
+                if suggested is not None:
+                    group["suggested"] = suggested
+                group.update({"students": students, "answers": [new[t]["answer"] for t in members]})
+                groups.append(group)
+                to_decide += 1
+                answers_to_decide += len(members)
+            groups.sort(key=lambda g: -len(g["students"]))
+            document.setdefault(quiz_id, {})[question.id] = {
+                "question": question.prompt, "points": question.points, "expected": question.correct_answer_text(),
+                "groups": decided + groups,
+            }
+    return document, to_decide, answers_to_decide
+
+
+def write_review(out_dir: Path, quizzes: dict[str, Quiz]) -> tuple[Path, int, int]:
+    """`attnkit review OUT`: (re)write OUT/review.yaml from the queue, keeping every decision made."""
+    from ..grading.results import write_atomic
+
+    path = out_dir / REVIEW_FILE
+    existing = None
+    if path.is_file():
+        try:
+            existing = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path} is not valid YAML ({exc}); fix it before gathering new answers") from None
+    document, groups, answers = build_review(read_queue(out_dir), quizzes, existing)
+    text = HEADER + "\n" + yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=110)
+    write_atomic(path, text)
+    return path, groups, answers

@@ -1,0 +1,116 @@
+"""Join the class's submission folders to a Canvas gradebook export, so canvas.csv carries Canvas's ids.
+
+Canvas's gradebook export (Grades > Export > CSV) starts with the columns Student ("Last, First"), ID,
+SIS User ID, SIS Login ID, [Integration ID,] Section, then one column per assignment titled "Title (id)",
+a "Points Possible" row (and, in newer exports, a "Manual Posting" row). A submission folder is matched, in
+this order, to the SIS Login ID, the SIS User ID, an e-mail (an Email column, or a login that is an
+address: the whole address or its local part), and finally the name, in any order of its words ("lee
+barbara", "Barbara_Lee", "Lee, Barbara"). A match must be unique; everyone else is listed, never guessed.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+POINTS_POSSIBLE = "points possible"
+_HEADER_ID = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
+_NOT_STUDENTS = ("points possible", "manual posting", "muted")
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    name: str
+    canvas_id: str
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+    section: str = ""
+    email: str = ""
+
+
+@dataclass
+class RosterJoin:
+    matched: dict[str, tuple[RosterEntry, str]] = field(default_factory=dict)  # folder -> (entry, matched by)
+    unmatched: list[str] = field(default_factory=list)                         # folders not in the roster
+    ambiguous: dict[str, list[str]] = field(default_factory=dict)              # folder -> candidate names
+    without_submission: list[RosterEntry] = field(default_factory=list)
+    assignment_ids: dict[str, int] = field(default_factory=dict)               # column title -> Canvas id
+
+
+def _key(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).casefold().strip()
+
+
+def name_key(text: str) -> tuple[str, ...]:
+    return tuple(sorted(t for t in re.split(r"[\s_.,\-]+", _key(text)) if t))
+
+
+def read_canvas_export(text: str) -> tuple[list[RosterEntry], dict[str, int]]:
+    """Students and assignment ids from a Canvas gradebook export."""
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+    if not rows or [c.strip() for c in rows[0][:2]] != ["Student", "ID"]:
+        raise ValueError("not a Canvas gradebook export: the first columns must be Student, ID")
+    header = [c.strip() for c in rows[0]]
+    column = {name.casefold(): index for index, name in enumerate(header)}
+    email_column = next((column[c] for c in ("email", "e-mail", "email address") if c in column), None)
+
+    def cell(row: list[str], name: str) -> str:
+        index = column.get(name)
+        return row[index].strip() if index is not None and index < len(row) else ""
+
+    entries = []
+    for row in rows[1:]:
+        name = row[0].strip() if row else ""
+        if not name or name.casefold().startswith(_NOT_STUDENTS) or not cell(row, "id"):
+            continue
+        email = row[email_column].strip() if email_column is not None and email_column < len(row) else ""
+        entries.append(RosterEntry(name, cell(row, "id"), cell(row, "sis user id"), cell(row, "sis login id"),
+                                   cell(row, "section"), email))
+    assignments = {m["title"]: int(m["id"]) for m in map(_HEADER_ID.match, header) if m}
+    return entries, assignments
+
+
+def join_roster(folders: list[str], entries: list[RosterEntry]) -> RosterJoin:
+    rules = [
+        ("SIS Login ID", lambda e: [_key(e.sis_login_id)]),
+        ("SIS User ID", lambda e: [_key(e.sis_user_id)]),
+        ("email", lambda e: [_key(a) for a in (e.email, e.sis_login_id) if "@" in a]
+         + [_key(a).split("@")[0] for a in (e.email, e.sis_login_id) if "@" in a]),
+        ("name", lambda e: [" ".join(name_key(e.name))]),
+    ]
+    join = RosterJoin()
+    taken: set[str] = set()
+    for folder in folders:
+        for rule, keys in rules:
+            wanted = " ".join(name_key(folder)) if rule == "name" else _key(folder)
+            candidates = [e for e in entries if wanted and wanted in [k for k in keys(e) if k]]
+            if len(candidates) == 1:
+                join.matched[folder] = (candidates[0], rule)
+                taken.add(candidates[0].canvas_id)
+                break
+            if len(candidates) > 1:
+                join.ambiguous[folder] = [e.name for e in candidates]
+                break
+        else:
+            join.unmatched.append(folder)
+    join.without_submission = [e for e in entries if e.canvas_id not in taken]
+    return join
+
+
+def match_report_csv(join: RosterJoin) -> str:
+    """roster-match.csv: how every folder was matched, or why not."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["folder", "matched by", "Canvas student", "Canvas ID", "SIS Login ID"])
+    for folder, (entry, rule) in join.matched.items():
+        writer.writerow([folder, rule, entry.name, entry.canvas_id, entry.sis_login_id])
+    for folder, names in join.ambiguous.items():
+        writer.writerow([folder, "AMBIGUOUS: " + "; ".join(names), "", "", ""])
+    for folder in join.unmatched:
+        writer.writerow([folder, "NOT IN ROSTER", "", "", ""])
+    for entry in join.without_submission:
+        writer.writerow(["", "NO SUBMISSION", entry.name, entry.canvas_id, entry.sis_login_id])
+    return out.getvalue()

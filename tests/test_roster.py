@@ -1,0 +1,76 @@
+"""Canvas roster join: folder names matched to SIS login id, e-mail or name; everyone else listed."""
+from __future__ import annotations
+
+import csv
+import io
+
+from autograder.grading.results import QuizItem, QuizResult, StudentResult
+from autograder.grading.results import TestResult as Check
+from autograder.reporting.canvas import canvas_csv
+from autograder.reporting.roster import join_roster, match_report_csv, read_canvas_export
+
+# The shape of a real Canvas gradebook export: BOM, Integration ID, "Manual Posting" and "Points Possible"
+# rows, a test student, assignment titles with their Canvas ids.
+EXPORT = (
+    "\ufeffStudent,ID,SIS User ID,SIS Login ID,Integration ID,Section,attention_scores code (4521),"
+    "quiz attention (4530),Current Score\n"
+    "    Manual Posting,,,,,,,,\n"
+    "    Points Possible,,,,,,31.00,20.00,(read only)\n"
+    '"Lovelace, Ada",101,S0001,ada,,Section A,,,\n'
+    '"Hopper, Grace",102,S0002,ghopper@uni.example,,Section A,,,\n'
+    '"Lee, Barbara",103,S0003,blee,,Section B,,,\n'
+    '"Torvalds, Linus",104,S0004,lt2025,,Section B,,,\n'
+    '"Lee, Ann",105,S0005,alee,,Section B,,,\n'
+    '"Lee, Ann",106,S0006,alee2,,Section B,,,\n'
+    '"Student, Test",107,,,,Section A,,,\n'
+)
+
+
+def result(student: str) -> StudentResult:
+    test = Check(f"attention_scores::{student}", "t", "attention_scores", "dot_scores", 3, 4, "passed")
+    quiz = QuizResult("attention", 12, 20, (QuizItem("att-01", 2, 2),))
+    return StudentResult(student, (test,), (quiz,))
+
+
+def test_read_export_skips_non_student_rows_and_reads_assignment_ids():
+    entries, assignments = read_canvas_export(EXPORT)
+    assert [e.name for e in entries] == ["Lovelace, Ada", "Hopper, Grace", "Lee, Barbara", "Torvalds, Linus",
+                                         "Lee, Ann", "Lee, Ann", "Student, Test"]
+    assert assignments == {"attention_scores code": 4521, "quiz attention": 4530}
+    assert entries[2].section == "Section B" and entries[2].canvas_id == "103"
+
+
+def test_join_matches_login_email_and_name_and_lists_the_rest():
+    entries, _ = read_canvas_export(EXPORT)
+    folders = ["ada", "ghopper", "Barbara_Lee", "linus", "ann lee", "S0004x", "margaret"]
+    join = join_roster(folders, entries)
+    how = {folder: (entry.canvas_id, rule) for folder, (entry, rule) in join.matched.items()}
+    assert how == {"ada": ("101", "SIS Login ID"), "ghopper": ("102", "email"), "Barbara_Lee": ("103", "name")}
+    assert join.ambiguous == {"ann lee": ["Lee, Ann", "Lee, Ann"]}  # two Ann Lees: never guessed
+    assert join.unmatched == ["linus", "S0004x", "margaret"]
+    assert {e.canvas_id for e in join.without_submission} == {"104", "105", "106", "107"}
+    report = match_report_csv(join)
+    assert "margaret,NOT IN ROSTER" in report and "AMBIGUOUS: Lee, Ann; Lee, Ann" in report
+
+
+def test_canvas_csv_round_trip_with_roster():
+    entries, assignments = read_canvas_export(EXPORT)
+    join = join_roster(["ada", "Barbara_Lee", "margaret"], entries)
+    join.assignment_ids = assignments
+    rows = list(csv.reader(io.StringIO(canvas_csv([result("ada"), result("Barbara_Lee"), result("margaret")],
+                                                  roster=join))))
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "attention_scores code (4521)",
+                       "quiz attention (4530)"]
+    assert rows[1][0] == "Points Possible"
+    assert rows[2:] == [["Lovelace, Ada", "101", "S0001", "ada", "Section A", "3", "12"],
+                        ["Lee, Barbara", "103", "S0003", "blee", "Section B", "3", "12"]]
+    # Read back as Canvas would: every written student id is one the export knows.
+    written = {row[1] for row in rows[2:]}
+    assert written <= {e.canvas_id for e in entries}
+
+
+def test_pending_quiz_points_leave_the_canvas_cell_blank():
+    pending = StudentResult("ada", (), (QuizResult("attention", 10, 20, (QuizItem("att-04", 0, 2, "", True),),
+                                                   pending=2.0),))
+    rows = list(csv.reader(io.StringIO(canvas_csv([pending]))))
+    assert rows[0][-1] == "quiz attention" and rows[2][-1] == ""
