@@ -8,11 +8,12 @@ process, never in the sandboxed child.
 - errors:     an exception from student code, translated where its cause is proven
 - structural: mistakes seen in parameters, gradients and changed inputs
 """
+from ..grading.results import Diagnosis
 from .catalog import MISTAKES
 from .errors import Translation, translate
-from .matcher import Diagnoser, Finding, diagnose
+from .matcher import Diagnoser, diagnose
 from .probe import Observation, Probe
 from .symptoms import describe
 
-__all__ = ["MISTAKES", "Diagnoser", "Finding", "Observation", "Probe", "Translation", "describe", "diagnose",
+__all__ = ["MISTAKES", "Diagnoser", "Diagnosis", "Observation", "Probe", "Translation", "describe", "diagnose",
            "translate"]

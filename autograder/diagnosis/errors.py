@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..grading.results import Diagnosis
 from .catalog import MISTAKES
-from .matcher import Finding
 
 LINE = re.compile(r"^(?P<place>.*?) line (?P<number>\d+): (?P<code>.*)$")
 SHAPE_ERROR = re.compile(r"cannot be multiplied|must match the size of tensor|Expected size for first two "
@@ -29,7 +29,7 @@ UNINITIALISED = "uninitialized parameter"
 @dataclass(frozen=True)
 class Translation:
     text: str                              # what the student reads: what failed, where, and why if known
-    findings: tuple[Finding, ...] = ()     # the mistakes the evidence proves
+    findings: tuple[Diagnosis, ...] = ()     # the mistakes the evidence proves
 
 
 def student_lines(error: dict) -> list[tuple[str, str]]:
@@ -56,7 +56,7 @@ def translate(what: str, error: dict) -> Translation:
                 return Translation(f"{shown}\n{why}")
             code = lines[-1][1] if lines else ""
             evidence = f"{kind} \"{message[:160]}\"" + (f" on your line `{code}`" if code else "")
-            return Translation(f"{shown}\n{why}", (Finding(mistake, MISTAKES[mistake], evidence + "."),))
+            return Translation(f"{shown}\n{why}", (Diagnosis(mistake, MISTAKES[mistake], evidence + "."),))
     return Translation(shown)
 
 

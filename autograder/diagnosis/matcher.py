@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..grading.results import Diagnosis
 from .catalog import MISTAKES
 from .compare import agree, gap
 from .model import Model
@@ -24,13 +25,6 @@ from .probe import Observation
 from . import registry
 
 SUPPORT, CONTRADICT, NEUTRAL = "support", "contradict", "neutral"
-
-
-@dataclass(frozen=True)
-class Finding:
-    mistake: str    # stable id (catalog.MISTAKES)
-    title: str      # the mistake in the lessons' words
-    evidence: str   # what shows it: which call, how close
 
 
 @dataclass(frozen=True)
@@ -64,10 +58,10 @@ class Diagnoser:
     def __len__(self) -> int:
         return len(self.observations)
 
-    def explain(self, since: int = 0) -> tuple[Finding, ...]:
+    def explain(self, since: int = 0) -> tuple[Diagnosis, ...]:
         """The mistakes that explain a wrong result among the observations from index `since` on."""
         window = [i for i in range(len(self.observations) - 1, since - 1, -1) if self._case(i).deviates]
-        findings: dict[str, Finding] = {}
+        findings: dict[str, Diagnosis] = {}
         for target in dict.fromkeys(self.observations[i].probe.target for i in window):
             mine = [i for i in window if self.observations[i].probe.target == target]
             history = [i for i, o in enumerate(self.observations) if o.probe.target == target and i not in mine]
@@ -76,7 +70,7 @@ class Diagnoser:
                     continue
                 support = self._support(model, mine)  # newest first: most models are ruled out at once
                 if support and all(self._verdict(i, model).kind != CONTRADICT for i in history):
-                    findings[model.mistake] = Finding(model.mistake, MISTAKES[model.mistake],
+                    findings[model.mistake] = Diagnosis(model.mistake, MISTAKES[model.mistake],
                                                       self._evidence(*support[-1], len(support)))
         return tuple(findings.values())
 
@@ -143,7 +137,7 @@ class Diagnoser:
         return text + "."
 
 
-def diagnose(observations: list[Observation]) -> tuple[Finding, ...]:
+def diagnose(observations: list[Observation]) -> tuple[Diagnosis, ...]:
     """All the mistakes that explain a wrong result among these observations (one student's calls)."""
     diagnoser = Diagnoser()
     for observation in observations:

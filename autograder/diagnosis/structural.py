@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import torch
 
+from ..grading.results import Diagnosis
 from .catalog import MISTAKES
-from .matcher import Finding
 
 
-def finding(mistake: str, evidence: str) -> Finding:
-    return Finding(mistake, MISTAKES[mistake], evidence)
+def finding(mistake: str, evidence: str) -> Diagnosis:
+    return Diagnosis(mistake, MISTAKES[mistake], evidence)
 
 
 def unexpected_biases(param_names: dict, expected: dict) -> list[str]:
@@ -24,21 +24,21 @@ def biases_zeroed(params: dict, param_names: dict, biases: list[str]) -> dict:
     return {**params, **zeros}
 
 
-def projection_bias(module: str, biases: list[str], right_without_them: str = "") -> Finding:
+def projection_bias(module: str, biases: list[str], right_without_them: str = "") -> Diagnosis:
     evidence = f"{module} has the parameters {', '.join(biases)}"
     if right_without_them:
         evidence += f", and with them set to 0 {right_without_them} is right"
     return finding("projection-bias", evidence + ".")
 
 
-def graph_cut(call: str, missing: list[str]) -> Finding:
+def graph_cut(call: str, missing: list[str]) -> Diagnosis:
     """Only for a call whose result is right: the gradient, not the value, is what is missing."""
     return finding("graph-cut", f"{call} returns the right result, but no gradient reaches {', '.join(missing)}.")
 
 
-def inputs_modified(call: str, changed: list[str]) -> Finding:
+def inputs_modified(call: str, changed: list[str]) -> Diagnosis:
     return finding("inputs-modified", f"after {call}, the {', '.join(changed)} passed in had changed.")
 
 
-def forbidden_api(used: list[str]) -> Finding:
+def forbidden_api(used: list[str]) -> Diagnosis:
     return finding("forbidden-api", f"your file calls {', '.join(used)}.")
