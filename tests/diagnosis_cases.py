@@ -18,48 +18,6 @@ from tests.test_catalogue import CORRECT, WRONG  # noqa: F401 - the catalogue's 
 CHILD = Path(__file__).resolve().parents[1] / "autograder" / "sandbox" / "child"
 
 
-# The mistake each catalogue entry makes (MISTAKE_ID), by entry.
-ENTRY_MISTAKES = {
-    "additive_axes_swapped": "additive-axes-swapped", "additive_bare_squeeze": "bare-squeeze",
-    "additive_detached_keys": "graph-cut", "additive_no_tanh": "additive-no-tanh", "additive_relu": "additive-relu",
-    "additive_with_biases": "projection-bias", "att_batch_crosstalk_k0": "batch-crosstalk",
-    "att_divide_by_dk": "scale-by-dk", "att_dot_T_on_3d": "transpose-all-dims", "att_k_at_q": "k-at-q",
-    "att_manual_exp_softmax": "softmax-unstable", "att_mask_added": "mask-added",
-    "att_mask_after_softmax": "mask-after-softmax",
-    "att_mask_after_softmax_renormalised": "mask-after-softmax-renormalised",
-    "att_mask_bitwise_not": "mask-bitwise-not", "att_mask_fill_typo_minus_1e_minus9": "mask-zero-fill",
-    "att_mask_inverted": "mask-inverted", "att_mask_multiplied": "mask-zero-fill",
-    "att_mask_not_assigned": "mask-not-applied", "att_no_grad_softmax": "graph-cut",
-    "att_returns_weights_first": "returns-weights-first", "att_scales_q_in_place": "inputs-modified",
-    "att_softmax_dim1": "softmax-wrong-dim", "att_unscaled": "scale-missing", "att_uses_sdpa": "forbidden-api",
-    "causal_diagonal_excluded": "causal-diagonal-excluded", "causal_float": "mask-not-bool",
-    "causal_inverted": "causal-inverted", "dot_T_on_3d": "transpose-all-dims",
-    "dot_batch_crosstalk_k0": "batch-crosstalk", "dot_k_at_q": "k-at-q", "dot_numpy_roundtrip": "graph-cut",
-    "dot_scaled_too_early": "unwanted-scale", "entropy_in_bits": "entropy-in-bits",
-    "entropy_missing_minus": "entropy-missing-minus", "entropy_p_log_p": "entropy-nan-at-zero",
-    "entropy_wrong_dim": "entropy-wrong-dim", "general_w_on_queries": "w-transposed",
-    "general_w_transposed": "w-transposed", "general_with_bias": "projection-bias",
-    "layer_detached_values": "graph-cut", "layer_keys_values_from_xq": "keys-values-from-xq",
-    "layer_keys_with_wq": "keys-with-wq", "layer_mask_after_softmax": "mask-after-softmax",
-    "layer_mask_inverted": "mask-inverted", "layer_projection_biases": "projection-bias",
-    "layer_queries_from_xkv": "queries-from-xkv", "layer_returns_weights_first": "returns-weights-first",
-    "layer_scale_sqrt_dmodel": "scale-sqrt-dmodel", "layer_uses_multihead_attention": "forbidden-api",
-    "layer_v_projected_with_wk": "values-with-wk", "layer_values_from_xq": "values-from-xq",
-    "mask_bitwise_not": "mask-bitwise-not", "mask_clone_detach": "graph-cut", "mask_fill_minus_ten": "mask-small-fill",
-    "mask_fill_tiny_positive": "mask-zero-fill", "mask_inplace_fill": "inputs-modified",
-    "mask_inverted": "mask-inverted", "mask_multiplied": "mask-zero-fill",
-    "mask_result_not_assigned": "mask-not-applied",
-    "padding_inverted": "padding-inverted", "padding_off_by_one": "padding-off-by-one",
-    "padding_over_queries": "padding-over-queries", "scaled_by_sqrt_tk": "scale-sqrt-tk",
-    "scaled_divide_by_dk": "scale-by-dk", "scaled_hardcoded_sqrt64": "scale-hardcoded",
-    "scaled_multiply": "scale-multiplied", "weights_detached": "graph-cut", "weights_inplace_mask": "inputs-modified",
-    "weights_manual_exp": "softmax-unstable", "weights_mask_after_softmax": "mask-after-softmax",
-    "weights_mask_after_softmax_renormalised": "mask-after-softmax-renormalised",
-    "weights_mask_bitwise_not": "mask-bitwise-not", "weights_mask_ignored": "mask-not-applied",
-    "weights_softmax_dim_minus2": "softmax-wrong-dim", "weights_softmax_no_dim": "softmax-no-dim",
-}
-
-
 def defined_names(code: str) -> list[str]:
     return re.findall(r"^(?:def|class) (\w+)", code, re.M)
 

@@ -11,8 +11,8 @@ from autograder.diagnosis.catalog import MISTAKE_ID
 from autograder.diagnosis.compare import agree
 from autograder.diagnosis.pipeline import NotApplicable
 from autograder.diagnosis.registry import MODELS, canonical, models_for, reference
-from tests.diagnosis_cases import (CHILD, CORRECT, ENTRY_MISTAKES, HANDWRITTEN, WRONG, defined_names, observe,
-                                   probes, student_namespace)
+from tests.diagnosis_cases import (CHILD, CORRECT, HANDWRITTEN, WRONG, defined_names, observe, probes,
+                                   student_namespace)
 
 SEEDS = (0, 1)
 
@@ -31,8 +31,8 @@ def wrong_code_cases() -> list:
     cases = []
     for name, entry in WRONG.items():
         for target in defined_names(entry.CODE):
-            if any(m.mistake == ENTRY_MISTAKES[name] for m in models_for(target)):
-                cases.append((name, entry.ASSIGNMENT, target, ENTRY_MISTAKES[name], entry.CODE))
+            if any(m.mistake == WRONG[name].MISTAKE_ID for m in models_for(target)):
+                cases.append((name, entry.ASSIGNMENT, target, WRONG[name].MISTAKE_ID, entry.CODE))
     cases += [(f"handwritten-{index}-{target}-{mistake}", assignment, target, mistake, code)
               for index, (assignment, target, mistake, code) in enumerate(HANDWRITTEN)]
     return cases
@@ -137,7 +137,7 @@ def diagnosed(assignment: str, code: str, targets: list[str], complete: bool = F
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_matcher_names_the_mistake_the_code_makes_and_no_other(name):
-    entry, mistake = WRONG[name], ENTRY_MISTAKES[name]
+    entry, mistake = WRONG[name], WRONG[name].MISTAKE_ID
     targets = defined_names(entry.CODE)
     named, diagnoser = diagnosed(entry.ASSIGNMENT, entry.CODE, targets)
     assert named <= {mistake}, f"{name} makes {mistake}, but the matcher also names {named - {mistake}}"

@@ -58,21 +58,44 @@ class Diagnoser:
     def __len__(self) -> int:
         return len(self.observations)
 
+    def right(self, index: int) -> bool:
+        """Did that call return the right result (as the graders judge it)?"""
+        case = self._case(index)
+        return case.reference is not None and not case.deviates
+
     def explain(self, since: int = 0) -> tuple[Diagnosis, ...]:
         """The mistakes that explain a wrong result among the observations from index `since` on."""
+        found: dict[str, Diagnosis] = {}
+        for diagnoses in self.explain_by_target(since).values():
+            for diagnosis in diagnoses:
+                found.setdefault(diagnosis.mistake, diagnosis)
+        return tuple(found.values())
+
+    def explain_by_target(self, since: int = 0) -> dict[str, list[Diagnosis]]:
+        """explain(), grouped by the target whose calls show each mistake."""
         window = [i for i in range(len(self.observations) - 1, since - 1, -1) if self._case(i).deviates]
-        findings: dict[str, Diagnosis] = {}
+        by_target: dict[str, list[Diagnosis]] = {}
         for target in dict.fromkeys(self.observations[i].probe.target for i in window):
             mine = [i for i in window if self.observations[i].probe.target == target]
             history = [i for i, o in enumerate(self.observations) if o.probe.target == target and i not in mine]
+            findings: dict[str, Diagnosis] = {}
             for model in self._models_for(target):
                 if model.mistake in findings:
                     continue
                 support = self._support(model, mine)  # newest first: most models are ruled out at once
                 if support and all(self._verdict(i, model).kind != CONTRADICT for i in history):
                     findings[model.mistake] = Diagnosis(model.mistake, MISTAKES[model.mistake],
-                                                      self._evidence(*support[-1], len(support)))
-        return tuple(findings.values())
+                                                        self._evidence(*support[-1], len(support)))
+            if findings:
+                by_target[target] = list(findings.values())
+        return by_target
+
+    def last_wrong(self, target: str, since: int = 0) -> Observation | None:
+        """The newest call of `target` from `since` on whose result was wrong."""
+        for index in range(len(self.observations) - 1, since - 1, -1):
+            if self.observations[index].probe.target == target and self._case(index).deviates:
+                return self.observations[index]
+        return None
 
     def _support(self, model: Model, indices: list[int]) -> list[tuple[int, Verdict]]:
         """The calls among `indices` that the model reproduces; none if one of them contradicts it."""

@@ -26,6 +26,23 @@ class Probe:
                      None if self.params is None else {k: float64(v) for k, v in self.params.items()}, self.what,
                      self.init)
 
+    def redrawn(self, seed: int) -> "Probe":
+        """The same call with every floating input drawn afresh from a seed (0/1 masks and parameters kept):
+        mistakes that happened to agree on the first inputs rarely agree on these."""
+        drawn = iter(range(1_000))
+
+        def fresh(value: object) -> object:
+            if isinstance(value, dict) and set(value) == {"$randn"}:
+                shape = value["$randn"]["shape"]
+            elif isinstance(value, torch.Tensor) and value.is_floating_point() and not is_mask(value):
+                shape = list(value.shape)
+            else:
+                return value
+            return {"$randn": {"shape": shape, "seed": 900_000 + 1_000 * seed + next(drawn)}}
+
+        return Probe(self.target, tuple(fresh(a) for a in self.args), {k: fresh(v) for k, v in self.kwargs.items()},
+                     self.params, self.what, self.init)
+
     def describe(self) -> str:
         return self.what or f"{self.target}({', '.join(shape_of(a) for a in self.args)})"
 
@@ -50,6 +67,10 @@ def float64(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return type(value)(float64(v) for v in value)
     return value
+
+
+def is_mask(value: torch.Tensor) -> bool:
+    return bool(((value == 0) | (value == 1)).all())
 
 
 def shape_of(value: object) -> str:

@@ -48,8 +48,13 @@ def masked_are_zero(weights: torch.Tensor, allowed: torch.Tensor, what: str, hin
 
 
 def grad_present(grad: object, what: str, hint: str = "") -> torch.Tensor:
+    """A gradient reached `what`. The fault says which gradient is missing; whether that is a cut graph is for
+    the diagnosis to say (grading/diagnose.py: only when the call's result itself is right)."""
     if not isinstance(grad, torch.Tensor):
-        raise StudentFault(f"no gradient reached {what}: the computation graph is cut. {hint}".strip())
-    if not torch.isfinite(grad).all() or grad.abs().max().item() == 0:
-        raise StudentFault(f"the gradient reaching {what} is zero or not finite. {hint}".strip())
-    return grad
+        fault = StudentFault(f"no gradient reached {what}. {hint}".strip())
+    elif not torch.isfinite(grad).all() or grad.abs().max().item() == 0:
+        fault = StudentFault(f"the gradient reaching {what} is zero or not finite. {hint}".strip())
+    else:
+        return grad
+    fault.no_gradient = what
+    raise fault

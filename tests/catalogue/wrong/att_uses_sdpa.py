@@ -15,6 +15,7 @@ CAUGHT_BY = [
     'test_layer_gradients',
 ]
 MISTAKE = 'Calls F.scaled_dot_product_attention, which the assignment forbids.'
+MISTAKE_ID = 'forbidden-api'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

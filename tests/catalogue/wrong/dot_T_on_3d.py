@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_score_gradient_shrinks_when_saturated',
 ]
 MISTAKE = 'Uses K.T on a 3-D tensor, which reverses all three dimensions instead of swapping the last two.'
+MISTAKE_ID = 'transpose-all-dims'
 CODE = '''
 def dot_scores(Q, K):
     return Q @ K.T

@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_score_gradient_shrinks_when_saturated',
 ]
 MISTAKE = 'Computes K @ Q^T, so rows are keys and columns are queries: shape (B, T_k, T_q).'
+MISTAKE_ID = 'k-at-q'
 CODE = '''
 def dot_scores(Q, K):
     return K @ Q.transpose(-2, -1)
