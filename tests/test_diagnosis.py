@@ -300,3 +300,14 @@ def test_translator_says_what_failed_when_no_rule_applies():
     assert translation.findings == ()
     assert translation.text == ("softmax_entropy(...) raised IndexError: index 9 is out of bounds\n"
                                 "  at a.py#0 line 3: return x[9]")
+
+
+def test_a_redrawn_probe_keeps_masks_and_parameters_and_draws_the_rest_afresh():
+    scores, mask, params = torch.randn(2, 3, 4), torch.tensor([1.0, 0.0, 1.0, 1.0]), {"W.weight": torch.randn(2, 2)}
+    probe = Probe("attention_weights", (scores, mask), {"extra": torch.ones(2)}, params=params, init=(2, 2))
+    again = probe.redrawn(seed=3)
+    assert again.args[1] is mask and again.kwargs["extra"] is probe.kwargs["extra"] and again.params is params
+    fresh = again.in_float64().args[0]
+    assert fresh.shape == scores.shape and not torch.allclose(fresh, scores.double())
+    assert torch.equal(fresh, probe.redrawn(seed=3).in_float64().args[0]), "the same seed gives the same inputs"
+    assert not torch.equal(fresh, probe.redrawn(seed=4).in_float64().args[0])
