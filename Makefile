@@ -8,7 +8,7 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench sandbox-tools clean \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench sweep mutants sandbox-tools clean \
         report-screenshots
 
 help:
@@ -18,6 +18,9 @@ help:
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
+	@echo "make bench [N=200]                time grading per submission"
+	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
+	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,3 +66,13 @@ report-screenshots: grade
 
 bench: setup
 	$(PY) bench/bench_grading.py --n $(N)
+
+SEEDS ?= 200
+sweep: setup
+	$(PY) bench/seed_sweep.py --seeds $(SEEDS)
+
+# cosmic-ray is needed only here, so it is installed (pinned) by this target, not by setup.
+COSMIC_RAY := cosmic-ray==8.7.0
+mutants: setup
+	$(PY) -c "import cosmic_ray" 2> /dev/null || $(PY) -m pip install --quiet $(COSMIC_RAY)
+	$(PY) bench/mutants.py

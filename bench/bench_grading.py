@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -85,14 +86,21 @@ class TreeMemory:
         self.thread.join()
 
 
-def time_grading(count: int, workers: int, scratch: Path) -> tuple[float, int]:
+def cpu_of_children() -> float:
+    """CPU seconds (user + system) of every finished descendant: workers, sandbox servers, students' children.
+    Unlike wall time it does not grow when other jobs share the machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_grading(count: int, workers: int, scratch: Path) -> tuple[float, int, float]:
     submissions = make_class(scratch / f"class{count}", count)
     with TreeMemory() as memory:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_of_children()
         results = grade_class(submissions, scratch / f"out{count}", workers=workers)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, cpu_of_children() - cpu
     assert len(results) == count
-    return elapsed, memory.peak
+    return elapsed, memory.peak, cpu
 
 
 def bare_import_torch(repeats: int = 3) -> float:
@@ -138,8 +146,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="attnkit-bench-") as scratch_name:
         scratch = Path(scratch_name)
         torch_import = bare_import_torch()
-        small, _ = time_grading(args.small, args.workers, scratch)
-        large, peak = time_grading(args.n, args.workers, scratch)
+        small, _, small_cpu = time_grading(args.small, args.workers, scratch)
+        large, peak, large_cpu = time_grading(args.n, args.workers, scratch)
         otter = None if args.no_otter else otter_run(scratch)
     marginal = (large - small) / (args.n - args.small)
     print(f"machine: {os.cpu_count()} cores; workers: {args.workers}; sandbox: full (bubblewrap when installed)")
@@ -153,6 +161,8 @@ def main() -> None:
     if otter is not None:
         print(f"speed-up over otter run:             {otter / (large / args.n):7.1f} x (total), "
               f"{otter / marginal:.1f} x (marginal)")
+    print(f"CPU time per submission:             {large_cpu / args.n:7.3f} s  (all processes; marginal "
+          f"{(large_cpu - small_cpu) / (args.n - args.small):.3f} s)")
     print(f"peak memory of the grading tree:     {peak / 2**20:7.0f} MiB (PSS) for {args.n} submissions")
 
 

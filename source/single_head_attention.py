@@ -12,8 +12,16 @@
 # Conventions (the grader relies on them):
 # - `Q` is `(B, T_q, d_k)`, `K` is `(B, T_k, d_k)`, `V` is `(B, T_k, d_v)`; outputs are `(B, T_q, d_v)` and
 #   weights `(B, T_q, T_k)`.
-# - A mask is 1/`True` where a key is **allowed**, 0/`False` where it is forbidden, broadcastable to the weights.
-# - You may **not** call `F.scaled_dot_product_attention` or `nn.MultiheadAttention`: the point is to build them.
+# - A mask is 1/`True` where a key is **allowed**, 0/`False` where it is forbidden (bool, 0/1 int or 0/1 float),
+#   in any shape that broadcasts to the weights: `(T_q, T_k)`, `(B, 1, T_k)` or `(B, T_q, T_k)`.
+# - **The masking rule:** a masked key must end with weight **exactly 0**, for any allowed scores with
+#   $|e_{ij}| \le 10\,000$: fill with `float("-inf")` (`finfo.min`, `-1e9` and `-1e6` work too; `-30` does not).
+# - Fused attention may **not** run inside your code (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`,
+#   `F.multi_head_attention_forward`, their `torch.ops` kernels): the point is to build them. The grader
+#   watches what runs while your code runs, so your own helper may have any name, even
+#   `scaled_dot_product_attention`.
+# - A layer is graded in `eval()` mode and called several times on different inputs; its answer must depend
+#   only on the inputs it is given.
 
 # %% role="setup"
 import math
@@ -23,59 +31,53 @@ from torch import nn
 import torch.nn.functional as F
 
 # %% role="hidden-setup"
-import ast
-import functools
 import math
 
 import pytest
 import torch
 
-from autograder.grading import expect
+from autograder.grading import expect, tolerance as tol
+from autograder.grading import circumvention
+from autograder.grading.probes import padding, random_mask
 from autograder.grading.student import StudentFault, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("single_head_attention")
 
-SHAPES = [(3, 5, 7, 6, 5), (1, 1, 4, 8, 3), (2, 6, 6, 6, 6), (2, 3, 9, 16, 4)]  # (B, T_q, T_k, d_k, d_v)
-FORBIDDEN = {"scaled_dot_product_attention", "MultiheadAttention"}
-
-
-
-
-@functools.lru_cache(maxsize=64)
-def forbidden_names(source):
-    """Forbidden APIs named anywhere in a student's file (parsed once per file, not per test)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return ()
-    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    return tuple(sorted(FORBIDDEN & names))
-
-
-@pytest.fixture
-def allowed_student(student):
-    """The student's file, after a static check that it builds attention by hand."""
-    if student.source.problem is None:
-        used = forbidden_names(student.source.text)
-        if used:
-            raise StudentFault(f"your file uses {', '.join(used)}, which this assignment forbids: build the "
-                               "score -> mask -> softmax -> mix pipeline yourself.")
-    return student
-
-
-def reference_attention(Q, K, V, mask=None):
-    scores = Q.double() @ K.double().transpose(-2, -1) / math.sqrt(K.shape[-1])
-    if mask is not None:
-        scores = scores.masked_fill(mask == 0, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    return weights @ V.double(), weights
+# (B, T_q, T_k, d_k, d_v): T_q != T_k and d_v != T_k expose swapped axes and a swapped return order;
+# d_k in {6, 9, 16} keeps d_k ** 1/2, d_k, sqrt(T_k) and sqrt(64) apart from sqrt(d_k); B = 1 and T_q = 1
+# appear once, for squeeze(); the square case exposes a missing transpose.
+SHAPES = [(3, 5, 7, 6, 5), (1, 1, 4, 9, 3), (2, 6, 6, 6, 6), (2, 3, 9, 16, 4)]
+MASK_HINT = ("Fill forbidden scores with float('-inf') before softmax (mask 1/True = allowed, 0/False = forbidden, "
+             "for bool and 0/1 masks of every shape alike); a masked key must get weight exactly 0 even when "
+             "the allowed scores are far below zero, so -30 is not enough.")
 
 
 def pair(reply_output, what):
     if not isinstance(reply_output, (list, tuple)) or len(reply_output) != 2:
         raise StudentFault(f"{what} should return a tuple (output, weights), got {type(reply_output).__name__}.")
     return reply_output
+
+
+def check_attention_reply(output_weights, ref, allowed, what, hint=""):
+    """Compare (output, weights) with the reference pair ((out, bound), (w, bound)), the mask rule first."""
+    output, weights = pair(output_weights, what)
+    (want_out, want_w) = ref
+    weights = expect.shape(weights, tuple(want_w[0].shape), f"the weights of {what}", "Return (output, weights); "
+                           "weights are (B, T_q, T_k).")
+    if allowed is not None:
+        expect.masked_are_zero(weights, allowed.expand(weights.shape), what, MASK_HINT)
+        expect.rows_sum_to_one(weights, what, "Mask before softmax, not after.", want_w)
+    expect.within(weights, want_w, f"the weights of {what}", hint or "Scores are Q K^T / sqrt(d_k) with "
+                  "d_k = K.shape[-1]; softmax over the keys (dim=-1).")
+    expect.within(output, want_out, f"the output of {what}", hint or "Mix the values: output = weights @ V.")
+
+
+@pytest.mark.question("attention")
+@pytest.mark.points(0)
+@pytest.mark.tags("probe circumvention")
+def test_file_leaves_the_kernel_watch_alone(student):
+    """Flagged for the instructor, no points: the file does not reach for tools that hide what code runs"""
+    circumvention.flag(student)
 
 # %% [markdown] exercise="attention"
 # ## 1. The attention function: score → mask → softmax → mix
@@ -94,9 +96,10 @@ def attention(Q, K, V, mask=None):
     Q: (B, T_q, d_k)  queries
     K: (B, T_k, d_k)  keys
     V: (B, T_k, d_v)  values
-    mask: None or bool / 0-1 tensor broadcastable to (B, T_q, T_k); 1/True = allowed, 0/False = forbidden
+    mask: None or bool / 0-1 tensor broadcastable to (B, T_q, T_k); 1/True = allowed, 0/False = forbidden.
+          Masked keys must get weight exactly 0 for any allowed scores with |score| <= 1e4 (fill with -inf).
     returns: (output (B, T_q, d_v), weights (B, T_q, T_k))
-    Do not call F.scaled_dot_product_attention or nn.MultiheadAttention.
+    No fused attention may run inside (F.scaled_dot_product_attention, nn.MultiheadAttention).
     """
     # BEGIN SOLUTION
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])  # score
@@ -124,123 +127,140 @@ def test_attention_shapes(attention):
 @test_case(points=None, hidden=False)
 def test_attention_scale_and_mask(attention):
     import torch
-    Q = torch.ones(1, 1, 4)
-    K = torch.tensor([[[1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0], [9.0, 9.0, 9.0, 9.0]]])
+    Q = torch.ones(1, 1, 9)
+    K = torch.stack([torch.full((9,), 1 / 3), torch.zeros(9), torch.full((9,), 9.0)]).unsqueeze(0)
     V = torch.tensor([[[1.0], [0.0], [100.0]]])
     output, weights = attention(Q, K, V, mask=torch.tensor([1, 1, 0]))
-    assert weights[0, 0, 2] < 1e-6, "the masked key (mask 0) must get weight 0: fill its score with -inf before softmax"
-    expected = torch.softmax(torch.tensor([2.0, 0.0]), dim=0)  # scores 4/sqrt(4) and 0
+    assert weights[0, 0, 2] == 0, "the masked key (mask 0) must get weight exactly 0: fill its score with -inf"
+    expected = torch.softmax(torch.tensor([1.0, 0.0]), dim=0)  # scores 3 / sqrt(9) and 0
     assert torch.allclose(weights[0, 0, :2], expected, atol=1e-5), (
-        f"with d_k = 4 the scores are q.k / sqrt(4) = [2, 0]; expected weights {expected.tolist()}, got "
-        f"{weights[0, 0, :2].tolist()}. Divide by sqrt(d_k), not d_k.")
+        f"with d_k = 9 the scores are q.k / sqrt(9) = [1, 0]; expected weights {expected.tolist()}, got "
+        f"{weights[0, 0, :2].tolist()}. Divide by sqrt(d_k), not by d_k or d_k / 2.")
 
 # %% exercise="attention" role="hidden"
 @pytest.mark.question("attention")
 @pytest.mark.points(1)
 @pytest.mark.tags("returns (weights, output)")
-def test_attention_returns_output_and_weights(allowed_student):
-    """attention returns (output (B, T_q, d_v), weights (B, T_q, T_k)) in that order"""
+def test_attention_mixes_values(student):
+    """attention returns (output, weights), the output being the weights' mix of the values, the same on every call"""
     for B, T_q, T_k, d_k, d_v in SHAPES:
         Q, K, V = inputs(1, (B, T_q, d_k), (B, T_k, d_k), (B, T_k, d_v))
-        output, weights = pair(allowed_student.call("attention", Q, K, V), "attention(Q, K, V)")
-        expect.shape(output, (B, T_q, d_v), "the output (first element)", "Return (output, weights), output = weights @ V.")
-        expect.shape(weights, (B, T_q, T_k), "the weights (second element)", "Weights are (B, T_q, T_k).")
+        reply = student.run("attention", Q, K, V, more=[((Q, K, V), {})])
+        expect.same_each_time(reply.outputs, "attention")
+        output, weights = pair(reply.output, "attention(Q, K, V)")
+        weights = expect.shape(weights, (B, T_q, T_k), "the weights (second element)", "Return (output, weights); "
+                               "weights are (B, T_q, T_k).")
+        if not (weights >= 0).all():
+            raise StudentFault("attention's weights have negative entries: they must be a softmax over the keys.")
+        expect.rows_sum_to_one(weights, "attention's weights", "Softmax over the keys (dim=-1).")
+        expect.within(output, tol.matmul(weights, V), f"the output at d_v={d_v}",
+                      "Return (output, weights) with output = weights @ V, the weighted average of the values.")
 
 
 @pytest.mark.question("attention")
 @pytest.mark.points(2)
 @pytest.mark.tags("wrong scale factor", "softmax over wrong dim", "wrong transpose")
-def test_attention_values(allowed_student):
-    """attention's output and weights match softmax(Q K^T / sqrt(d_k)) V"""
+def test_attention_values(student):
+    """attention's output and weights match softmax(Q K^T / sqrt(d_k)) V for d_k = 6, 9 and 16"""
     for B, T_q, T_k, d_k, d_v in SHAPES:
         Q, K, V = inputs(2, (B, T_q, d_k), (B, T_k, d_k), (B, T_k, d_v))
-        output, weights = pair(allowed_student.call("attention", Q, K, V), "attention(Q, K, V)")
-        want_out, want_w = reference_attention(Q, K, V)
-        expect.close(weights, want_w, f"attention weights at d_k={d_k}", "Scores are Q K^T / sqrt(d_k) with "
-                     "d_k = K.shape[-1]; softmax over the keys (dim=-1).", rtol=1e-5, atol=1e-6)
-        expect.close(output, want_out, f"attention output at d_v={d_v}", "Mix the values: output = weights @ V.")
+        check_attention_reply(student.call("attention", Q, K, V), tol.attention(Q, K, V), None,
+                              f"attention at B={B}, T_q={T_q}, T_k={T_k}, d_k={d_k}")
+
+
+def attention_mask_probes(seed):
+    """(Q, K, V, mask, allowed, what): every documented mask form and shape, T_q != T_k, rows that differ,
+    causal and padding together, allowed scores far below zero, huge scores on masked keys."""
+    B, T_q, T_k, d_k, d_v = 3, 5, 7, 6, 4
+    Q, K, V, Qs, Ks, Vs = inputs(seed, (B, T_q, d_k), (B, T_k, d_k), (B, T_k, d_v), (B, 6, d_k), (B, 6, d_k),
+                                 (B, 6, d_v))
+    full, plain = random_mask(seed + 1, B, T_q, T_k), random_mask(seed + 2, T_q, T_k)
+    pad = padding([7, 4, 1], T_k)
+    causal = torch.ones(6, 6, dtype=torch.bool).tril()
+    both = causal & padding([6, 3, 2], 6)
+    axis = torch.eye(d_k)[0]
+    # Queries and keys pointing in opposite directions put every allowed score near -255: a -30 fill wins.
+    Q_far, K_far = Q + 25 * axis, K - 25 * axis
+    # Padded keys far along the queries' direction: scores in the hundreds, so zeroing after softmax gives NaN.
+    Q_hot, K_hot = Q + 3 * axis, torch.where(pad.transpose(-2, -1), K, 400 * axis)
+    return [
+        (Q, K, V, full, full, "a bool (B, T_q, T_k) mask whose rows differ, T_q != T_k"),
+        (Q, K, V, plain.long(), plain, "a 0/1 int (T_q, T_k) mask"),
+        (Q, K, V, pad.float(), pad, "a 0/1 float (B, 1, T_k) padding mask"),
+        (Qs, Ks, Vs, causal.float(), causal, "a 0/1 float causal (T, T) mask, built as in the lesson"),
+        (Qs, Ks, Vs, both, both, "causal and padding masks together (B, T, T)"),
+        (Q_far, K_far, V, full, full, "a bool mask, every allowed score far below zero"),
+        (Q_hot, K_hot, V, pad, pad, "a bool padding mask, huge scores on the padded keys"),
+    ]
 
 
 @pytest.mark.question("attention")
 @pytest.mark.points(2)
-@pytest.mark.tags("mask after softmax", "inverted mask", "padding mask broadcast")
-def test_attention_masks(allowed_student):
-    """Causal and padding masks: forbidden keys get weight <= 1e-6 and rows still sum to 1"""
-    B, T, d_k, d_v = 3, 6, 4, 5
-    Q, K, V = inputs(3, (B, T, d_k), (B, T, d_k), (B, T, d_v))
-    causal = torch.ones(T, T, dtype=torch.bool).tril()
-    padding = (torch.arange(T)[None, :] < torch.tensor([6, 3, 1])[:, None]).unsqueeze(1)
-    # Queries all point along the first axis and padded keys far along it, so every padded key's score
-    # is in the hundreds: zeroing after the softmax then leaves 0/0 instead of slipping through.
-    Q_hot = Q + 3 * torch.eye(d_k)[0]
-    K_hot = torch.where(padding.transpose(-2, -1), K, 400 * torch.eye(d_k)[0])
-    cases = [(causal, "causal (T, T)", Q, K), (padding, "padding (B, 1, T_k)", Q, K),
-             (causal.long(), "0/1 causal", Q, K), (padding, "padding, huge scores on padded keys", Q_hot, K_hot)]
-    for mask, kind, Q, K in cases:
-        output, weights = pair(allowed_student.call("attention", Q, K, V, mask), "attention with a mask")
-        expect.shape(weights, (B, T, T), "the weights (second element)", "Return (output, weights).")
-        allowed = mask.bool().expand(B, T, T)
-        expect.masked_are_zero(weights, allowed, f"attention with a {kind} mask",
-                               "Fill forbidden scores with -inf before softmax (mask 1/True = allowed).")
-        expect.rows_sum_to_one(weights, f"attention with a {kind} mask", "Mask before softmax, not after.")
-        want_out, want_w = reference_attention(Q, K, V, mask)
-        expect.close(output, want_out, f"attention output with a {kind} mask")
+@pytest.mark.tags("mask after softmax", "inverted mask", "padding mask broadcast", "small fill value")
+def test_attention_masks(student):
+    """Every mask form and shape: forbidden keys get weight exactly 0, rows sum to 1, values match"""
+    for Q, K, V, mask, allowed, kind in attention_mask_probes(3):
+        check_attention_reply(student.call("attention", Q, K, V, mask), tol.attention(Q, K, V, allowed), allowed,
+                              f"attention with {kind}")
+    Q, K, V = inputs(20, (3, 5, 6), (3, 7, 6), (3, 7, 4))
+    first, second = random_mask(21, 3, 5, 7), random_mask(22, 3, 5, 7)
+    reply = student.run("attention", Q, K, V, first, more=[((Q, K, V, second), {})])
+    for got, allowed, call in zip(reply.outputs, (first, second), ("first", "second")):
+        check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, f"attention with the {call} of two "
+                              "different masks of the same shape", "Use the mask you are given on every call.")
 
 
 @pytest.mark.question("attention")
 @pytest.mark.points(1)
 @pytest.mark.tags("unstable softmax")
-def test_attention_large_scores(allowed_student):
+def test_attention_large_scores(student):
     """Very large scores give finite, correct weights (softmax must subtract the row maximum)"""
-    Q, K, V = inputs(16, (2, 3, 4), (2, 5, 4), (2, 5, 3))
+    Q, K, V = inputs(16, (2, 3, 6), (2, 5, 6), (2, 5, 3))
     Q, K = Q * 30, K * 30  # scores in the hundreds: exp() overflows float32 without the max trick
-    output, weights = pair(allowed_student.call("attention", Q, K, V), "attention(Q, K, V)")
-    want_out, want_w = reference_attention(Q, K, V)
-    hint = "exp() of a score above ~88 overflows float32: subtract each row's maximum first, or use F.softmax."
-    expect.close(weights, want_w, "attention weights for large scores", hint, rtol=1e-5, atol=1e-6)
-    expect.close(output, want_out, "attention output for large scores", hint)
+    check_attention_reply(student.call("attention", Q, K, V), tol.attention(Q, K, V), None,
+                          "attention with scores in the hundreds", "exp() of a score above ~88 overflows float32: "
+                          "subtract each row's maximum first, or use F.softmax.")
 
 
 @pytest.mark.question("attention")
 @pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
-def test_attention_gradients(allowed_student):
-    """Gradients reach Q, K and V"""
-    Q, K, V, seed = inputs(4, (2, 3, 4), (2, 5, 4), (2, 5, 6), (2, 3, 6))
-    reply = allowed_student.run("attention", Q, K, V, grad_args=(0, 1, 2), backward={"index": 0, "grad": seed})
+def test_attention_gradients(student):
+    """Gradients reach Q, K and V, and the one reaching Q is right"""
+    Q, K, V, seed = inputs(4, (2, 3, 6), (2, 5, 6), (2, 5, 4), (2, 3, 4))
+    reply = student.run("attention", Q, K, V, grad_args=(0, 1, 2), backward={"index": 0, "grad": seed})
     for index, name in enumerate("QKV"):
         expect.grad_present(reply.arg_grads.get(str(index)), name,
                             "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
-    Qd, Kd, Vd = (t.double().requires_grad_() for t in (Q, K, V))
-    reference_attention(Qd, Kd, Vd)[0].backward(seed.double())
-    expect.close(reply.arg_grads["0"], Qd.grad, "the gradient with respect to Q")
+    expect.within(reply.arg_grads["0"], tol.attention_grad_q(Q, K, V, seed), "the gradient with respect to Q")
 
 
 @pytest.mark.question("attention")
 @pytest.mark.points(1)
 @pytest.mark.tags("batch cross-talk")
-def test_attention_batch_independence(allowed_student):
+def test_attention_batch_independence(student):
     """Each batch item is attended on its own: the batched result equals a per-item loop"""
-    Q, K, V = inputs(5, (4, 3, 4), (4, 5, 4), (4, 5, 2))
-    output, _ = pair(allowed_student.call("attention", Q, K, V), "attention")
-    output = expect.close(output, reference_attention(Q, K, V)[0], "the batched output",
-                          "Items of a batch must not mix: no K[0], no reshape without transpose.")
-    for b in range(4):
-        single, _ = pair(allowed_student.call("attention", Q[b:b + 1], K[b:b + 1], V[b:b + 1]), "attention")
-        expect.close(output[b:b + 1], single, f"batch item {b} alone vs in the batch",
-                     "Items of a batch must not mix: no K[0], no reshape without transpose.")
+    Q, K, V = inputs(5, (4, 3, 6), (4, 5, 6), (4, 5, 2))
+    singles = [((Q[b:b + 1], K[b:b + 1], V[b:b + 1]), {}) for b in range(4)]
+    reply = student.run("attention", Q, K, V, more=singles)
+    hint = "Items of a batch must not mix: no K[0], no reshape without transpose."
+    output, _ = pair(reply.output, "attention")
+    output = expect.within(output, tol.attention(Q, K, V)[0], "the batched output", hint)
+    for b, single in enumerate(reply.more):
+        alone, _ = pair(single, "attention")
+        expect.within(alone, tol.attention(Q[b:b + 1], K[b:b + 1], V[b:b + 1])[0], f"batch item {b} alone", hint)
 
 
 @pytest.mark.question("attention")
 @pytest.mark.points(1)
 @pytest.mark.tags("in-place mask")
-def test_attention_leaves_inputs_alone(allowed_student):
+def test_attention_leaves_inputs_alone(student):
     """attention does not modify Q, K, V or the mask"""
     Q, K, V = inputs(6, (2, 4, 3), (2, 4, 3), (2, 4, 2))
     mask = torch.ones(4, 4).tril()
-    reply = allowed_student.run("attention", Q, K, V, mask, check_inputs=True)
+    reply = student.run("attention", Q, K, V, mask, check_inputs=True)
     output, _ = pair(reply.output, "attention")  # "unchanged" is the child's own report: pay it with a value
-    expect.close(output, reference_attention(Q, K, V, mask)[0], "attention output with a 0/1 float mask")
+    expect.within(output, tol.attention(Q, K, V, mask.bool())[0], "attention output with a 0/1 float mask")
     if any(reply.inputs_changed):
         changed = [n for n, c in zip(["Q", "K", "V", "mask"], reply.inputs_changed) if c]
         raise StudentFault(f"attention modified {', '.join(changed)} in place (for example with Q /= ..., "
@@ -275,7 +295,7 @@ class SingleHeadAttention(nn.Module):
     def forward(self, x_q, x_kv, mask=None):
         """x_q: (B, T_q, d_model) queries' states; x_kv: (B, T_k, d_model) keys' and values' states.
 
-        mask: None or broadcastable to (B, T_q, T_k), 1/True = allowed.
+        mask: None or bool / 0-1, broadcastable to (B, T_q, T_k), 1/True = allowed; masked keys get weight 0.
         returns: (output (B, T_q, d_k), weights (B, T_q, T_k))
         """
         # BEGIN SOLUTION
@@ -309,86 +329,96 @@ def module_weights(seed, d_model, d_k):
     return {"W_Q.weight": W_Q, "W_K.weight": W_K, "W_V.weight": W_V}
 
 
-def reference_layer(params, x_q, x_kv, mask=None):
-    Q, K, V = (x.double() @ params[f"{n}.weight"].double().T for n, x in (("W_Q", x_q), ("W_K", x_kv), ("W_V", x_kv)))
-    return reference_attention(Q, K, V, mask)
+def reference_layer(params, x_q, x_kv, allowed=None):
+    """Project (with the projections' own float32 bounds), then attention with the propagated bounds."""
+    (Q, dQ), (K, dK), (V, dV) = (tol.linear(x, params[f"{n}.weight"]) for n, x in
+                                 (("W_Q", x_q), ("W_K", x_kv), ("W_V", x_kv)))
+    return tol.attention(Q, K, V, allowed, dQ=dQ, dK=dK, dV=dV)
+
+
+def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=()):
+    """Build one layer, call it on every (x_q, x_kv, mask, allowed) of `calls` in a row, compare each answer.
+    `repeats` lists the indices of calls with identical inputs: their answers must be identical first."""
+    (x_q, x_kv, mask, allowed), *rest = calls
+    first = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
+    more = [(((a, b) if m is None else (a, b, m)), {}) for a, b, m, _ in rest]
+    reply = student.run("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more)
+    if repeats:
+        expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) in "
+                              "eval() mode")
+    for index, ((a, b, _, ok), got) in enumerate(zip(calls, reply.outputs)):
+        check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{what} (call {index + 1} of "
+                              f"{len(calls)} on the same layer)", hint)
+    return reply
 
 
 @pytest.mark.question("SingleHeadAttention")
 @pytest.mark.points(1)
 @pytest.mark.tags("bias in projection")
-def test_layer_parameters(allowed_student):
+def test_layer_parameters(student):
     """SingleHeadAttention(d_model, d_k) holds W_Q, W_K, W_V of shape (d_k, d_model) and no biases"""
-    (x,) = inputs(7, (1, 2, 24))
+    x_q, x_kv = inputs(7, (2, 3, 24), (2, 5, 24))
     params = module_weights(7, 24, 6)
-    reply = allowed_student.run("SingleHeadAttention", x, x, init=(24, 6), params=params)
+    reply = check_layer(student, params, 24, 6, [(x_q, x_kv, None, None)], "SingleHeadAttention(24, 6)")
+    # The parameter list is the child's own report (read after a first forward pass, so lazy layers count);
+    # it is paid only together with the values it explains, checked above.
     expected = {f"{n}.weight": [6, 24] for n in ("W_Q", "W_K", "W_V")}
     if reply.param_names != expected:
         raise StudentFault(f"SingleHeadAttention(24, 6) has parameters {reply.param_names}; expected {expected}: "
                            "three nn.Linear(d_model, d_k, bias=False).")
-    # The parameter list is the child's own report; pay for it only together with a value it explains.
-    output, _ = pair(reply.output, "SingleHeadAttention.forward")
-    expect.close(output, reference_layer(params, x, x)[0], "SingleHeadAttention(24, 6) output")
 
 
 @pytest.mark.question("SingleHeadAttention")
 @pytest.mark.points(2)
-@pytest.mark.tags("wrong scale factor", "V projected with W_K")
-def test_layer_self_attention(allowed_student):
-    """Self-attention (x_kv = x_q) matches the reference, scaled by 1/sqrt(d_k)"""
-    for B, T, d_model, d_k in [(3, 5, 24, 6), (1, 1, 8, 8), (2, 7, 12, 3)]:
+@pytest.mark.tags("wrong scale factor", "V projected with W_K", "randomness")
+def test_layer_self_attention(student):
+    """Self-attention (x_kv = x_q) matches the reference, scaled by 1/sqrt(d_k), on new inputs and on repeats"""
+    for B, T, d_model, d_k in [(3, 5, 24, 6), (1, 1, 10, 5), (2, 7, 12, 9)]:
         params = module_weights(8, d_model, d_k)
-        (x,) = inputs(9, (B, T, d_model))
-        reply = allowed_student.run("SingleHeadAttention", x, x, init=(d_model, d_k), params=params)
-        output, weights = pair(reply.output, "SingleHeadAttention.forward")
-        want_out, want_w = reference_layer(params, x, x)
-        expect.close(weights, want_w, f"self-attention weights (d_model={d_model}, d_k={d_k})",
-                     "Scores are Q K^T scaled by 1/sqrt(d_k) (the projected size, not d_model).", rtol=1e-4, atol=1e-5)
-        expect.close(output, want_out, f"self-attention output (d_model={d_model}, d_k={d_k})",
-                     "Values are V = W_V(x_kv): check you did not project V with W_K.")
+        x, x2 = inputs(9, (B, T, d_model), (B, T, d_model))
+        check_layer(student, params, d_model, d_k, [(x, x, None, None), (x2, x2, None, None), (x, x, None, None)],
+                    f"self-attention (d_model={d_model}, d_k={d_k})", "Scores are Q K^T scaled by 1/sqrt(d_k) "
+                    "(the projected size, not d_model); values are V = W_V(x_kv).", repeats=(0, 2))
 
 
 @pytest.mark.question("SingleHeadAttention")
 @pytest.mark.points(2)
 @pytest.mark.tags("keys from x_q")
-def test_layer_cross_attention(allowed_student):
-    """Cross-attention: queries from x_q, keys and values from a different x_kv"""
+def test_layer_cross_attention(student):
+    """Cross-attention: queries from x_q, keys and values from a different x_kv (same and other lengths)"""
     params = module_weights(10, 24, 6)
-    for T_kv in (5, 7):  # same shape as x_q, then a different length
-        x_q, x_kv = inputs(11 + T_kv, (3, 5, 24), (3, T_kv, 24))
-        reply = allowed_student.run("SingleHeadAttention", x_q, x_kv, init=(24, 6), params=params)
-        output, weights = pair(reply.output, "SingleHeadAttention.forward")
-        want_out, want_w = reference_layer(params, x_q, x_kv)
-        hint = "In cross-attention Q comes from x_q, while K and V both come from x_kv."
-        expect.close(weights, want_w, f"cross-attention weights with T_kv={T_kv}", hint, rtol=1e-4, atol=1e-5)
-        expect.close(output, want_out, f"cross-attention output with T_kv={T_kv}", hint)
+    x_q, same, longer, x_q2 = inputs(11, (3, 5, 24), (3, 5, 24), (3, 7, 24), (3, 5, 24))
+    check_layer(student, params, 24, 6, [(x_q, same, None, None), (x_q, longer, None, None),
+                                         (x_q2, longer, None, None)],
+                "cross-attention", "In cross-attention Q comes from x_q, while K and V both come from x_kv.")
 
 
 @pytest.mark.question("SingleHeadAttention")
 @pytest.mark.points(1)
-@pytest.mark.tags("mask after softmax", "inverted mask")
-def test_layer_causal_mask(allowed_student):
-    """A causal mask hides future keys in self-attention"""
-    params = module_weights(12, 12, 4)
-    (x,) = inputs(13, (2, 6, 12))
+@pytest.mark.tags("mask after softmax", "inverted mask", "padding mask broadcast")
+def test_layer_masks(student):
+    """Causal, padding, causal+padding and cross-attention masks, two of one shape in a row, on one layer"""
+    params = module_weights(12, 12, 9)
+    x, x2, memory = inputs(13, (3, 6, 12), (3, 6, 12), (3, 8, 12))
     causal = torch.ones(6, 6, dtype=torch.bool).tril()
-    reply = allowed_student.run("SingleHeadAttention", x, x, causal, init=(12, 4), params=params)
-    output, weights = pair(reply.output, "SingleHeadAttention.forward")
-    expect.shape(weights, (2, 6, 6), "the weights (second element)", "Return (output, weights).")
-    expect.masked_are_zero(weights, causal.expand(2, 6, 6), "causal self-attention",
-                           "Fill future scores with -inf before softmax (mask 1/True = allowed).")
-    expect.close(output, reference_layer(params, x, x, causal)[0], "causal self-attention output")
+    both = causal & padding([6, 4, 2], 6)
+    pad = padding([8, 5, 1], 8)
+    cross = random_mask(14, 3, 6, 8)
+    calls = [(x, x, causal, causal), (x2, x2, both.long(), both), (x, memory, pad.float(), pad),
+             (x2, memory, cross, cross), (x, memory, random_mask(15, 3, 6, 8), random_mask(15, 3, 6, 8))]
+    check_layer(student, params, 12, 9, calls, "masked attention", "Apply the mask you are given, on every call; "
+                "1/True = allowed.")
 
 
 @pytest.mark.question("SingleHeadAttention")
 @pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
-def test_layer_gradients(allowed_student):
+def test_layer_gradients(student):
     """Gradients reach x_q, x_kv, W_Q, W_K and W_V"""
-    params = module_weights(14, 8, 4)
-    x_q, x_kv, seed = inputs(15, (2, 3, 8), (2, 5, 8), (2, 3, 4))
-    reply = allowed_student.run("SingleHeadAttention", x_q, x_kv, init=(8, 4), params=params, grad_args=(0, 1),
-                                backward={"index": 0, "grad": seed})
+    params = module_weights(14, 8, 5)
+    x_q, x_kv, seed = inputs(15, (2, 3, 8), (2, 5, 8), (2, 3, 5))
+    reply = student.run("SingleHeadAttention", x_q, x_kv, init=(8, 5), params=params, grad_args=(0, 1),
+                        backward={"index": 0, "grad": seed})
     grads = [("x_q", reply.arg_grads.get("0")), ("x_kv", reply.arg_grads.get("1"))]
     grads += [(f"self.{n}", reply.param_grads.get(n)) for n in params]
     for name, grad in grads:

@@ -54,9 +54,9 @@ def hidden_test_names(assignment: str) -> set[str]:
 
 def student_text(name: str) -> str:
     """A wrong entry is the reference file with its wrong definitions appended (later definitions win);
-    a correct entry is a complete file."""
+    a correct entry is a complete file, or (ON_REFERENCE = True) its definitions appended the same way."""
     entry = ENTRIES[name]
-    if name in WRONG:
+    if name in WRONG or getattr(entry, "ON_REFERENCE", False):
         return solution_text(entry.ASSIGNMENT) + "\n\n" + entry.CODE
     return entry.CODE
 
@@ -160,7 +160,9 @@ def test_untouched_stubs_score_zero(graded):
     result = graded["results"][STUBS]
     assert result.tests and result.max_score > 0
     assert {t.test_id for t in result.tests if t.score != 0} == set()
-    assert {t.test_id for t in result.tests if t.status != "failed"} == set()
+    # Zero-point tests (the instructor's circumvention flag) pass for a file that does nothing suspicious.
+    assert {t.test_id for t in result.tests if t.status != "failed" and t.max_score > 0} == set()
+    assert {t.test_id for t in result.tests if t.status == "failed" and t.attempted} == set()
 
 
 def test_reference_solutions_get_full_marks(graded):

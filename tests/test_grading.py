@@ -151,7 +151,8 @@ def test_untouched_stubs_and_missing_files_are_not_misconceptions(demo_out):
 
     state = demo_out / ".state"
     alan, margaret, linus = (load(state / f"{name}.json") for name in ("alan", "margaret", "linus"))
-    assert alan.tests and not any(t.attempted for t in alan.tests)  # stubs raise NotImplementedError
+    graded = [t for t in alan.tests if t.max_score > 0]  # zero-point tests flag circumvention, they grade nothing
+    assert graded and not any(t.attempted for t in graded)  # stubs raise NotImplementedError
     missing = [t for t in margaret.tests if t.assignment == "single_head_attention"]
     assert missing and not any(t.attempted for t in missing)
     assert all(t.attempted for t in linus.tests if t.status == FAILED)

@@ -49,3 +49,42 @@ def test_public_check_explains_a_wrong_axis(mistake, message, monkeypatch, tmp_p
     (tmp_path / "attention_scores" / "attention_scores.py").write_text(wrong)
     result = run_check("attention_scores", "dot_scores", tmp_path, monkeypatch, tmp_path)
     assert not result.passed_all and message in repr(result)
+
+
+def check_variant(assignment, exercise, right, wrong, monkeypatch, tmp_path):
+    source = (paths.SOLUTIONS_DIR / assignment / f"{assignment}.py").read_text()
+    variant = source.replace(right, wrong, 1)
+    assert variant != source
+    (tmp_path / assignment).mkdir()
+    (tmp_path / assignment / f"{assignment}.py").write_text(variant)
+    return run_check(assignment, exercise, tmp_path, monkeypatch, tmp_path)
+
+
+MASK_LINE = 'return scores.masked_fill(mask == 0, float("-inf"))'
+
+
+@pytest.mark.parametrize("fill", ["-1e6", "-1e9", "torch.finfo(scores.dtype).min"])
+def test_public_mask_check_accepts_every_fill_of_the_rule(fill, monkeypatch, tmp_path):
+    """The masking rule (exactly zero weight for allowed scores within 1e4) holds for these fills."""
+    result = check_variant("attention_scores", "apply_mask", MASK_LINE,
+                           f"return scores.masked_fill(mask == 0, {fill})", monkeypatch, tmp_path)
+    assert result.passed_all, repr(result)
+
+
+def test_public_mask_check_rejects_a_leaky_fill(monkeypatch, tmp_path):
+    result = check_variant("attention_scores", "apply_mask", MASK_LINE, "return scores.masked_fill(mask == 0, -30.0)",
+                           monkeypatch, tmp_path)
+    assert not result.passed_all and "must be exactly 0" in repr(result)
+
+
+def test_public_causal_check_accepts_the_lessons_float_mask(monkeypatch, tmp_path):
+    result = check_variant("attention_scores", "causal_mask", "return torch.tril(torch.ones(T, T, dtype=torch.bool))",
+                           "return torch.tril(torch.ones(T, T))", monkeypatch, tmp_path)
+    assert result.passed_all, repr(result)
+
+
+def test_public_scale_check_rejects_d_pow_one_half(monkeypatch, tmp_path):
+    """d_k ** 1/2 is d_k / 2; the public check uses d_k = 9 so that it cannot pass for sqrt(d_k)."""
+    result = check_variant("single_head_attention", "attention", "/ math.sqrt(K.shape[-1])  # score",
+                           "/ K.shape[-1] ** 1/2  # score", monkeypatch, tmp_path)
+    assert not result.passed_all and "sqrt(d_k)" in repr(result)

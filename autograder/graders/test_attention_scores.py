@@ -6,50 +6,85 @@ import math
 import pytest
 import torch
 
-from autograder.grading import expect
-from autograder.grading.student import StudentFault, randn, seeded_inputs as inputs
+from autograder.grading import expect, tolerance as tol
+from autograder.grading import circumvention
+from autograder.grading.probes import random_mask
+from autograder.grading.student import StudentFault, randn, seeded_generator, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("attention_scores")
 
-# (B, T_q, T_k, d): T_q != T_k != d exposes swapped axes; B=1/T_q=1 exposes squeeze(); a square case
-# exposes a missing transpose; two different d_k expose a hard-coded scale.
-SHAPES = [(3, 5, 7, 6), (1, 1, 4, 8), (2, 6, 6, 6), (2, 3, 9, 16)]
+# (B, T_q, T_k, d): T_q != T_k != d exposes swapped axes; the square case exposes a missing transpose;
+# d in {6, 9, 16} never lets d ** 1/2 (= d / 2), sqrt(T_k) or a hard-coded sqrt(64) pass for sqrt(d), and
+# B = 1 / T_q = 1 appears only in the edge-shape tests, which are about squeeze().
+SHAPES = [(3, 5, 7, 6), (2, 3, 9, 16), (2, 4, 6, 9)]
+EDGE_SHAPES = [(1, 1, 4, 9), (2, 6, 6, 6)]
+
+
+def scores_reference(Q, K, scale=1.0):
+    return tol.scaled(*tol.matmul(Q, K.double().transpose(-2, -1)), scale)
+
+
+def mask_forms(allowed):
+    """The documented forms of one mask: bool, 0/1 int, 0/1 float."""
+    return [(allowed, "bool"), (allowed.long(), "0/1 int"), (allowed.float(), "0/1 float")]
+
+
+def far_below_zero(scores, allowed, seed):
+    """Scores whose allowed entries sit hundreds to thousands below zero (inside the documented range,
+    |score| <= 1e4): a fill like -30 or -100 then outweighs every allowed key, -1e6 and -inf do not."""
+    depth = torch.tensor([300.0, 3000.0])[torch.randint(2, scores.shape[:-1], generator=seeded_generator(seed))]
+    return scores - depth.unsqueeze(-1)
 
 
 @pytest.mark.question("dot_scores")
-@pytest.mark.points(1)
-@pytest.mark.tags("wrong transpose")
-def test_dot_scores_shape(student):
-    """dot_scores returns one score per (query, key) pair: shape (B, T_q, T_k)"""
-    for B, T_q, T_k, d in SHAPES:
-        Q, K = inputs(1, (B, T_q, d), (B, T_k, d))
-        expect.shape(student.call("dot_scores", Q, K), (B, T_q, T_k), "dot_scores(Q, K)",
-                     "Scores are (B, T_q, T_k): use Q @ K.transpose(-2, -1); `.T` on a 3-D tensor reverses "
-                     "all dims and squeeze() without a dim drops B=1 or T_q=1.")
+@pytest.mark.points(0)
+@pytest.mark.tags("probe circumvention")
+def test_file_leaves_the_kernel_watch_alone(student):
+    """Flagged for the instructor, no points: the file does not reach for tools that hide what code runs"""
+    circumvention.flag(student)
+
+
+def check_scores(student, name, scale_of, shapes, seed):
+    for B, T_q, T_k, d in shapes:
+        Q, K = inputs(seed, (B, T_q, d), (B, T_k, d))
+        reply = student.run(name, Q, K, check_inputs=True)
+        expect.shape(reply.output, (B, T_q, T_k), f"{name}(Q, K) with B={B}, T_q={T_q}, T_k={T_k}",
+                     "Scores are (B, T_q, T_k): Q @ K.transpose(-2, -1); `.T` on a 3-D tensor reverses all "
+                     "dims, and squeeze() without a dim drops B=1 or T_q=1.")
+        expect.within(reply.output, scores_reference(Q, K, scale_of(d)), f"{name} at B={B}, T_q={T_q}, "
+                      f"T_k={T_k}, d={d}", HINTS[name])
+        if any(reply.inputs_changed):
+            raise StudentFault(f"{name} changed Q or K in place; a score function must not modify its inputs.")
+
+
+HINTS = {"dot_scores": "e_ij = q_i . k_j with no scaling; row i is a query, column j a key (Q @ K^T, not K @ Q^T).",
+         "scaled_dot_scores": "Divide the dot products by sqrt(d_k) with d_k = K.shape[-1]: not by d_k, not by "
+                              "sqrt(T_k), not by a hard-coded number, and divide rather than multiply."}
 
 
 @pytest.mark.question("dot_scores")
 @pytest.mark.points(2)
 @pytest.mark.tags("wrong transpose", "unwanted scaling")
-def test_dot_scores_values(student, ref_scores):
-    """dot_scores matches q_i . k_j at several shapes and leaves its inputs unchanged"""
-    for B, T_q, T_k, d in SHAPES:
-        Q, K = inputs(2, (B, T_q, d), (B, T_k, d))
-        reply = student.run("dot_scores", Q, K, check_inputs=True)
-        expect.close(reply.output, ref_scores.dot_scores(Q.double(), K.double()), f"dot_scores at B={B}, "
-                     f"T_q={T_q}, T_k={T_k}, d={d}", "e_ij = q_i . k_j with no scaling; row i is a query, column j "
-                     "a key (Q @ K^T, not K @ Q^T).")
-        if any(reply.inputs_changed):
-            raise StudentFault("dot_scores changed Q or K in place; a score function must not modify its inputs.")
+def test_dot_scores_values(student):
+    """dot_scores matches q_i . k_j at several shapes (T_q != T_k != d) and leaves its inputs unchanged"""
+    check_scores(student, "dot_scores", lambda d: 1.0, SHAPES, 2)
+
+
+@pytest.mark.question("dot_scores")
+@pytest.mark.points(1)
+@pytest.mark.tags("squeeze without dim", "wrong transpose")
+def test_dot_scores_edge_shapes(student):
+    """dot_scores is right for one batch item with one query, and for a square T_q = T_k = d case"""
+    check_scores(student, "dot_scores", lambda d: 1.0, EDGE_SHAPES, 1)
 
 
 def check_score_gradients(student, name, scale):
-    Q, K, seed = inputs(30, (2, 3, 4), (2, 5, 4), (2, 3, 5))
+    Q, K, seed = inputs(30, (2, 3, 9), (2, 5, 9), (2, 3, 5))
     reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
     for index, what in ((0, "Q"), (1, "K")):
         expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}",
                             "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
-    expect.close(reply.arg_grads["0"], seed.double() @ K.double() * scale, f"the gradient of {name} w.r.t. Q")
+    expect.within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale), f"the gradient of {name} w.r.t. Q")
 
 
 @pytest.mark.question("dot_scores")
@@ -61,26 +96,19 @@ def test_dot_scores_gradients(student):
 
 
 @pytest.mark.question("scaled_dot_scores")
-@pytest.mark.points(1)
-@pytest.mark.tags("wrong transpose")
-def test_scaled_dot_scores_shape(student):
-    """scaled_dot_scores returns shape (B, T_q, T_k)"""
-    for B, T_q, T_k, d in SHAPES:
-        Q, K = inputs(3, (B, T_q, d), (B, T_k, d))
-        expect.shape(student.call("scaled_dot_scores", Q, K), (B, T_q, T_k), "scaled_dot_scores(Q, K)",
-                     "Scores are (B, T_q, T_k): Q @ K.transpose(-2, -1), then scale.")
+@pytest.mark.points(2)
+@pytest.mark.tags("wrong scale factor")
+def test_scaled_dot_scores_values(student):
+    """scaled_dot_scores divides q_i . k_j by sqrt(d_k) for d_k = 6, 9 and 16"""
+    check_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, SHAPES, 4)
 
 
 @pytest.mark.question("scaled_dot_scores")
-@pytest.mark.points(2)
-@pytest.mark.tags("wrong scale factor")
-def test_scaled_dot_scores_values(student, ref_scores):
-    """scaled_dot_scores divides q_i . k_j by sqrt(d_k) for several d_k"""
-    for B, T_q, T_k, d in SHAPES:
-        Q, K = inputs(4, (B, T_q, d), (B, T_k, d))
-        expect.close(student.call("scaled_dot_scores", Q, K), ref_scores.scaled_dot_scores(Q.double(), K.double()),
-                     f"scaled_dot_scores at d_k={d}", "Divide the dot products by sqrt(d_k) with d_k = K.shape[-1]: "
-                     "not by d_k, not by sqrt(T_k), not by a hard-coded sqrt(64), and divide rather than multiply.")
+@pytest.mark.points(1)
+@pytest.mark.tags("squeeze without dim", "wrong scale factor")
+def test_scaled_dot_scores_edge_shapes(student):
+    """scaled_dot_scores is right for one batch item with one query, and for a square case"""
+    check_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, EDGE_SHAPES, 3)
 
 
 @pytest.mark.question("scaled_dot_scores")
@@ -88,7 +116,14 @@ def test_scaled_dot_scores_values(student, ref_scores):
 @pytest.mark.tags("graph cut")
 def test_scaled_dot_scores_gradients(student):
     """Gradients flow from the scaled scores back to Q and K"""
-    check_score_gradients(student, "scaled_dot_scores", 0.5)  # d_k = 4
+    check_score_gradients(student, "scaled_dot_scores", 1 / 3)  # d_k = 9
+
+
+def general_reference(Q, K, W):
+    """q_i^T W k_j: one product over d_q + d_k terms whichever way round it is computed."""
+    ref = Q.double() @ W.double() @ K.double().transpose(-2, -1)
+    bound = tol.gamma(W.shape[0] + W.shape[1]) * (Q.double().abs() @ W.double().abs() @ K.double().abs().mT)
+    return ref, bound
 
 
 @pytest.mark.question("GeneralScore")
@@ -96,31 +131,31 @@ def test_scaled_dot_scores_gradients(student):
 @pytest.mark.tags("bias in score", "W vs W transposed")
 def test_general_score_parameters(student):
     """GeneralScore(d_q, d_k) holds exactly W = self.W.weight of shape (d_q, d_k), with no bias"""
-    Q, K, W = inputs(5, (1, 1, 5), (1, 2, 3), (5, 3))
+    Q, K, W = inputs(5, (2, 3, 5), (2, 4, 3), (5, 3))
     reply = student.run("GeneralScore", Q, K, init=(5, 3), params={"W.weight": W})
     if reply.param_names != {"W.weight": [5, 3]}:
         raise StudentFault(f"GeneralScore(5, 3) has parameters {reply.param_names}; expected only W.weight of shape "
                            "(d_q, d_k) = (5, 3): self.W = nn.Linear(d_k, d_q, bias=False).")
     # The parameter list is the child's own report; pay for it only together with a value it explains.
-    expect.close(reply.output, Q.double() @ W.double() @ K.double().transpose(-2, -1), "GeneralScore(5, 3) scores")
+    expect.within(reply.output, general_reference(Q, K, W), "GeneralScore(5, 3) scores")
 
 
 @pytest.mark.question("GeneralScore")
 @pytest.mark.points(2)
 @pytest.mark.tags("W vs W transposed", "wrong transpose")
-def test_general_score_values(student, ref_scores):
-    """GeneralScore computes q_i^T W k_j, also with a non-square W and with W = I"""
+def test_general_score_values(student):
+    """GeneralScore computes q_i^T W k_j with non-square and square W, on two inputs in a row, and W = I"""
     for B, T_q, T_k, d_q, d_k in [(3, 5, 7, 6, 4), (2, 4, 4, 5, 5), (1, 1, 3, 2, 7)]:
-        Q, K, W = inputs(6, (B, T_q, d_q), (B, T_k, d_k), (d_q, d_k))
-        reply = student.run("GeneralScore", Q, K, init=(d_q, d_k), params={"W.weight": W})
-        want = Q.double() @ W.double() @ K.double().transpose(-2, -1)
-        expect.close(reply.output, want, f"GeneralScore({d_q}, {d_k}) scores",
-                     "e_ij = q_i^T W k_j with W = self.W.weight of shape (d_q, d_k): compute Q @ self.W(K)^T. "
-                     "Using W^T or applying self.W to Q gives wrong values.")
+        Q, K, W, Q2, K2 = inputs(6, (B, T_q, d_q), (B, T_k, d_k), (d_q, d_k), (B, T_q, d_q), (B, T_k, d_k))
+        reply = student.run("GeneralScore", Q, K, init=(d_q, d_k), params={"W.weight": W}, more=[((Q2, K2), {})])
+        hint = ("e_ij = q_i^T W k_j with W = self.W.weight of shape (d_q, d_k): compute Q @ self.W(K)^T. "
+                "Using W^T or applying self.W to Q gives wrong values.")
+        for got, (q, k), call in zip(reply.outputs, [(Q, K), (Q2, K2)], ("first", "second")):
+            expect.within(got, general_reference(q, k, W), f"GeneralScore({d_q}, {d_k}) scores ({call} call)", hint)
     Q, K = inputs(7, (2, 3, 4), (2, 5, 4))
     reply = student.run("GeneralScore", Q, K, init=(4, 4), params={"W.weight": torch.eye(4)})
-    expect.close(reply.output, ref_scores.dot_scores(Q.double(), K.double()), "GeneralScore with W = I",
-                 "With W = I the general score must equal the plain dot-product score.")
+    expect.within(reply.output, scores_reference(Q, K), "GeneralScore with W = I",
+                  "With W = I the general score must equal the plain dot-product score.")
 
 
 @pytest.mark.question("GeneralScore")
@@ -134,8 +169,19 @@ def test_general_score_gradients(student):
     for name, grad in [("Q", reply.arg_grads.get("0")), ("K", reply.arg_grads.get("1")),
                        ("self.W.weight", reply.param_grads.get("W.weight"))]:
         expect.grad_present(grad, name, "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
-    want = seed.double() @ (K.double() @ W.double().T)
-    expect.close(reply.arg_grads["0"], want, "the gradient with respect to Q")
+    KW, dKW = tol.matmul(K, W.double().T)
+    expect.within(reply.arg_grads["0"], tol.matmul(seed, KW, 0.0, dKW), "the gradient with respect to Q")
+
+
+def additive_reference(Q, K, Wq, Wk, v):
+    """v^T tanh(W_q q_i + W_k k_j) and its float32 bound (tanh passes errors on, at most 1:1)."""
+    q, dq = tol.linear(Q, Wq)
+    k, dk = tol.linear(K, Wk)
+    z = q.unsqueeze(2) + k.unsqueeze(1)
+    t = torch.tanh(z)
+    dt = dq.unsqueeze(2) + dk.unsqueeze(1) + tol.U * z.abs() + 2 * tol.U * t.abs()
+    out, dout = tol.matmul(t, v.double().T, dt)
+    return out.squeeze(-1), dout.squeeze(-1)
 
 
 @pytest.mark.question("AdditiveScore")
@@ -143,33 +189,32 @@ def test_general_score_gradients(student):
 @pytest.mark.tags("bias in score")
 def test_additive_score_parameters(student):
     """AdditiveScore(d_q, d_k, d_h) holds W_q, W_k and v without biases"""
-    Q, K, Wq, Wk, v = inputs(9, (1, 2, 5), (1, 3, 3), (4, 5), (4, 3), (1, 4))
+    Q, K, Wq, Wk, v = inputs(9, (2, 2, 5), (2, 3, 3), (4, 5), (4, 3), (1, 4))
     reply = student.run("AdditiveScore", Q, K, init=(5, 3, 4),
                         params={"W_q.weight": Wq, "W_k.weight": Wk, "v.weight": v})
     expected = {"W_q.weight": [4, 5], "W_k.weight": [4, 3], "v.weight": [1, 4]}
     if reply.param_names != expected:
         raise StudentFault(f"AdditiveScore(5, 3, 4) has parameters {reply.param_names}; expected {expected} "
                            "(nn.Linear(d_q, d_h), nn.Linear(d_k, d_h), nn.Linear(d_h, 1), all with bias=False).")
-    q, k = (Q.double() @ Wq.double().T).unsqueeze(2), (K.double() @ Wk.double().T).unsqueeze(1)
-    expect.close(reply.output, (torch.tanh(q + k) @ v.double().T).squeeze(-1), "AdditiveScore(5, 3, 4) scores")
+    expect.within(reply.output, additive_reference(Q, K, Wq, Wk, v), "AdditiveScore(5, 3, 4) scores")
 
 
 @pytest.mark.question("AdditiveScore")
 @pytest.mark.points(2)
 @pytest.mark.tags("missing tanh", "swapped axes", "squeeze without dim")
-def test_additive_score_values(student, ref_scores):
-    """AdditiveScore computes v^T tanh(W_q q_i + W_k k_j) for every pair"""
+def test_additive_score_values(student):
+    """AdditiveScore computes v^T tanh(W_q q_i + W_k k_j) for every pair, on two inputs in a row"""
     for B, T_q, T_k, d_q, d_k, d_h in [(3, 5, 7, 6, 4, 8), (1, 1, 4, 3, 3, 5), (2, 4, 4, 5, 2, 3)]:
-        Q, K, Wq, Wk, v = inputs(10, (B, T_q, d_q), (B, T_k, d_k), (d_h, d_q), (d_h, d_k), (1, d_h))
+        Q, K, Wq, Wk, v, Q2, K2 = inputs(10, (B, T_q, d_q), (B, T_k, d_k), (d_h, d_q), (d_h, d_k), (1, d_h),
+                                          (B, T_q, d_q), (B, T_k, d_k))
         Wq, Wk = Wq * 0.7, Wk * 0.7  # keep tanh away from saturation so a missing tanh shows
-        reply = student.run("AdditiveScore", Q, K, init=(d_q, d_k, d_h),
+        reply = student.run("AdditiveScore", Q, K, init=(d_q, d_k, d_h), more=[((Q2, K2), {})],
                             params={"W_q.weight": Wq, "W_k.weight": Wk, "v.weight": v})
-        q = (Q.double() @ Wq.double().T).unsqueeze(2)
-        k = (K.double() @ Wk.double().T).unsqueeze(1)
-        want = (torch.tanh(q + k) @ v.double().T).squeeze(-1)
-        expect.close(reply.output, want, f"AdditiveScore at B={B}, T_q={T_q}, T_k={T_k}",
-                     "e_ij = v^T tanh(W_q q_i + W_k k_j): queries as (B, T_q, 1, d_h), keys as (B, 1, T_k, d_h), "
-                     "tanh of the sum, then v, then squeeze(-1).")
+        hint = ("e_ij = v^T tanh(W_q q_i + W_k k_j): queries as (B, T_q, 1, d_h), keys as (B, 1, T_k, d_h), "
+                "tanh of the sum, then v, then squeeze(-1).")
+        for got, (q, k), call in zip(reply.outputs, [(Q, K), (Q2, K2)], ("first", "second")):
+            expect.within(got, additive_reference(q, k, Wq, Wk, v),
+                          f"AdditiveScore at B={B}, T_q={T_q}, T_k={T_k} ({call} call)", hint)
 
 
 @pytest.mark.question("AdditiveScore")
@@ -185,84 +230,138 @@ def test_additive_score_gradients(student):
         expect.grad_present(grad, name, "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
 
 
+MASK_HINT = ("A masked key must end with weight exactly 0 after softmax, for any allowed scores in the range the "
+             "course uses (|score| <= 10 000): fill with float('-inf') (or torch.finfo(scores.dtype).min, -1e9, "
+             "-1e6). A small fill such as -10 or -30 still wins when the allowed scores are far below zero; "
+             "1/True = allowed, 0/False = forbidden.")
+
+
+def mask_probes(seed):
+    """(scores, mask, allowed (B, T_q, T_k), what): every documented mask form and shape, rows that
+    differ, T_q != T_k, and allowed scores far below zero."""
+    B, T_q, T_k = 3, 4, 6
+    (scores,) = inputs(seed, (B, T_q, T_k))
+    full = random_mask(seed + 1, B, T_q, T_k)
+    square = random_mask(seed + 2, T_q, T_k)
+    lengths = torch.tensor([6, 3, 1])
+    padding = (torch.arange(T_k)[None, :] < lengths[:, None]).unsqueeze(1)
+    probes = []
+    for mask, kind in mask_forms(full):
+        probes.append((scores, mask, full, f"a {kind} (B, T_q, T_k) mask whose rows differ"))
+    probes.append((scores, square.long(), square.expand(B, T_q, T_k), "a 0/1 int (T_q, T_k) mask"))
+    probes.append((scores, padding.float(), padding.expand(B, T_q, T_k), "a 0/1 float (B, 1, T_k) padding mask"))
+    probes.append((far_below_zero(scores, full, seed + 3), full, full,
+                   "a bool mask, allowed scores hundreds to thousands below zero"))
+    return probes
+
+
+def check_masked_scores(got, scores, allowed, what):
+    got = expect.shape(got, tuple(scores.shape), what, "Masking keeps the scores' shape.")
+    kept = got.double()[allowed] - scores.double()[allowed]
+    if not (kept.abs() <= 2 * tol.U * scores.double()[allowed].abs()).all():
+        raise StudentFault(f"{what}: allowed scores changed (mask 1/True must keep the score). Is the mask inverted, "
+                           "or multiplied into the scores?")
+    # The rule is about what the masked scores do: after a float32 softmax they must weigh exactly 0.
+    expect.masked_are_zero(torch.softmax(got.float(), dim=-1), allowed, what, MASK_HINT)
+
+
 @pytest.mark.question("apply_mask")
 @pytest.mark.points(2)
 @pytest.mark.tags("inverted mask", "mask multiplied into scores", "small fill value")
 def test_apply_mask_values(student):
-    """apply_mask keeps allowed scores and sends forbidden ones to -inf, for bool, int and float masks"""
-    (scores,) = inputs(12, (3, 4, 6))
-    allowed = torch.rand(3, 4, 6, generator=torch.Generator().manual_seed(13)) > 0.4
-    allowed[..., 0] = True
-    for mask, kind in [(allowed, "bool"), (allowed.long(), "0/1 int"), (allowed.float(), "0/1 float")]:
-        got = expect.shape(student.call("apply_mask", scores, mask), (3, 4, 6), f"apply_mask with a {kind} mask")
-        if not torch.equal(got[allowed], scores[allowed]):
-            raise StudentFault(f"apply_mask with a {kind} mask changed allowed scores (mask 1/True must keep the "
-                               "score). Is the mask inverted, or multiplied into the scores?")
-        if not (got[~allowed] <= -1e9).all():
-            raise StudentFault(f"apply_mask with a {kind} mask left forbidden scores at "
-                               f"{got[~allowed].max().item():.3g}; they must be -inf (mask 0/False = forbidden, "
-                               "fill with float('-inf'); -10 or 1e-9 still leaves weight after softmax).")
+    """apply_mask keeps allowed scores and gives forbidden keys exactly zero weight, for every mask form"""
+    for scores, mask, allowed, kind in mask_probes(12):
+        check_masked_scores(student.call("apply_mask", scores, mask), scores, allowed, f"apply_mask with {kind}")
 
 
 @pytest.mark.question("apply_mask")
 @pytest.mark.points(1)
 @pytest.mark.tags("in-place mask", "padding mask broadcast", "graph cut")
 def test_apply_mask_broadcast_and_inputs(student):
-    """apply_mask broadcasts a (B, 1, T_k) mask, keeps the graph and does not modify its inputs"""
+    """apply_mask broadcasts (B, 1, T_k) masks, handles two masks of one shape in a row, keeps the graph and
+    leaves its inputs alone"""
     (scores,) = inputs(14, (2, 3, 5))
-    mask = torch.tensor([[[1, 1, 1, 0, 0]], [[1, 1, 1, 1, 0]]], dtype=torch.bool)
-    reply = student.run("apply_mask", scores, mask, check_inputs=True)
-    got = expect.shape(reply.output, (2, 3, 5), "apply_mask with a (B, 1, T_k) mask",
-                       "The mask broadcasts over the queries.")
-    full = mask.expand(2, 3, 5)
-    if not (torch.equal(got[full], scores[full]) and (got[~full] <= -1e9).all()):
-        raise StudentFault("a (B, 1, T_k) padding mask must hide the same keys for every query.")
+    first = torch.tensor([[[1, 1, 1, 0, 0]], [[1, 1, 1, 1, 0]]], dtype=torch.bool)
+    second = torch.tensor([[[0, 1, 1, 1, 1]], [[1, 0, 0, 1, 1]]], dtype=torch.bool)
+    reply = student.run("apply_mask", scores, first, check_inputs=True, more=[((scores, second), {})])
+    for got, mask, call in zip(reply.outputs, (first, second), ("first", "second")):
+        check_masked_scores(got, scores, mask.expand(2, 3, 5), f"apply_mask with a (B, 1, T_k) mask ({call} of two "
+                            "masks of the same shape)")
     if any(reply.inputs_changed):
         raise StudentFault("apply_mask modified the scores passed in: use masked_fill (returns a new tensor), "
                            "not masked_fill_ or item assignment.")
     (seed,) = inputs(15, (2, 3, 5))
-    reply = student.run("apply_mask", scores, mask, grad_args=(0,), backward={"grad": seed})
-    grad = expect.grad_present(reply.arg_grads.get("0"), "the scores through apply_mask",
-                               "Masking must stay in the graph: no .detach(), .data or NumPy round trips.")
-    expect.close(grad, seed.double() * full, "the gradient through apply_mask",
-                 "Allowed scores pass their gradient through unchanged; masked ones get none.")
+    reply = student.run("apply_mask", scores, first, grad_args=(0,), backward={"grad": seed})
+    grad = expect.shape(expect.grad_present(reply.arg_grads.get("0"), "the scores through apply_mask",
+                                            "Masking must stay in the graph: no .detach(), .data or NumPy round "
+                                            "trips."), (2, 3, 5), "the gradient")
+    allowed = first.expand(2, 3, 5)
+    # Only allowed scores are judged: what reaches a masked score (0 from masked_fill, the seed from an
+    # additive -inf mask) never reaches the weights, since softmax gives it zero weight.
+    if not torch.equal(grad.double()[allowed], seed.double()[allowed]):
+        raise StudentFault("the gradient through apply_mask is wrong: allowed scores must pass their gradient "
+                           "through unchanged.")
+
+
+def weights_reference(scores, allowed=None):
+    return tol.softmax(scores, torch.zeros_like(scores, dtype=torch.float64), allowed)
 
 
 @pytest.mark.question("attention_weights")
 @pytest.mark.points(1)
 @pytest.mark.tags("softmax over wrong dim")
-def test_attention_weights_softmax(student, ref_scores):
+def test_attention_weights_softmax(student):
     """attention_weights is a softmax over the keys (last dim): rows sum to 1"""
-    for B, T_q, T_k, _ in SHAPES:
+    for B, T_q, T_k, _ in SHAPES + EDGE_SHAPES:
         (scores,) = inputs(15, (B, T_q, T_k))
-        got = expect.close(student.call("attention_weights", scores),
-                           ref_scores.attention_weights(scores.double()), f"attention_weights at B={B}, T_q={T_q}, "
-                           f"T_k={T_k}", "Softmax over the keys: F.softmax(scores, dim=-1).", rtol=1e-5, atol=1e-6)
-        expect.rows_sum_to_one(got, "attention_weights", "Normalise over the last dimension (the keys).")
+        want = weights_reference(scores)
+        got = expect.within(student.call("attention_weights", scores), want,
+                            f"attention_weights at B={B}, T_q={T_q}, T_k={T_k}",
+                            "Softmax over the keys: F.softmax(scores, dim=-1).")
+        expect.rows_sum_to_one(got, "attention_weights", "Normalise over the last dimension (the keys).", want)
 
 
 @pytest.mark.question("attention_weights")
 @pytest.mark.points(1)
 @pytest.mark.tags("mask after softmax", "inverted mask", "small fill value")
-def test_attention_weights_mask(student, ref_scores):
-    """With a bool, 0/1 int or 0/1 float mask, forbidden keys get weight <= 1e-6 and rows still sum to 1"""
-    (scores,) = inputs(16, (2, 4, 6))
-    allowed = torch.tensor([[1, 1, 1, 0, 1, 0]] * 4 + [[1, 0, 0, 1, 1, 1]] * 4).reshape(2, 4, 6).bool()
-    # Forbidden keys carry the largest scores; 1000 overflows exp(), so zeroing and renormalising after
-    # the softmax shows up as NaN instead of slipping through.
-    for huge in (30.0, 1000.0):
-        hot = scores.masked_fill(~allowed, huge)
-        for mask, kind in ((allowed, "bool"), (allowed.long(), "0/1 int"), (allowed.float(), "0/1 float")):
-            what = f"attention_weights with a {kind} mask (forbidden scores {huge:g})"
-            reply = student.run("attention_weights", hot, mask, check_inputs=True)
-            got = expect.shape(reply.output, (2, 4, 6), what)
-            expect.masked_are_zero(got, allowed, what, "Mask the scores with -inf before softmax "
-                                   "(mask 1/True = allowed, 0/False = forbidden, for bool and 0/1 masks alike).")
-            expect.rows_sum_to_one(got, what, "Mask before softmax; do not zero weights afterwards.")
-            expect.close(got, ref_scores.attention_weights(hot.double(), allowed), what, rtol=1e-5, atol=1e-6)
-            if any(reply.inputs_changed):
-                raise StudentFault(f"{what} modified the scores passed in: mask with masked_fill (a new tensor), "
-                                   "not masked_fill_.")
+def test_attention_weights_mask(student):
+    """With every mask form, forbidden keys get weight exactly 0 and rows still sum to 1"""
+    probes = mask_probes(16)
+    # Forbidden keys also carry the largest scores; 1000 overflows exp(), so zeroing and renormalising
+    # after the softmax shows up as NaN instead of slipping through.
+    scores, mask, allowed, _ = probes[0]
+    probes += [(scores.masked_fill(~allowed, huge), mask, allowed, f"a bool mask, forbidden scores {huge:g}")
+               for huge in (30.0, 1000.0)]
+    for scores, mask, allowed, kind in probes:
+        what = f"attention_weights with {kind}"
+        reply = student.run("attention_weights", scores, mask, check_inputs=True)
+        got = expect.shape(reply.output, tuple(scores.shape), what)
+        want = weights_reference(scores, allowed)
+        expect.masked_are_zero(got, allowed, what, MASK_HINT)
+        expect.rows_sum_to_one(got, what, "Mask before softmax; do not zero weights afterwards.", want)
+        expect.within(got, want, what)
+        if any(reply.inputs_changed):
+            raise StudentFault(f"{what} modified the scores passed in: mask with masked_fill (a new tensor), "
+                               "not masked_fill_.")
+    first, second = random_mask(17, 3, 4, 6), random_mask(18, 3, 4, 6)
+    reply = student.run("attention_weights", scores, first, more=[((scores, second), {})])
+    for got, allowed, call in zip(reply.outputs, (first, second), ("first", "second")):
+        what = f"attention_weights with the {call} of two different masks of the same shape"
+        expect.masked_are_zero(expect.shape(got, tuple(scores.shape), what), allowed, what, MASK_HINT)
+        expect.within(got, weights_reference(scores, allowed), what, "Use the mask you are given on every call.")
+
+
+@pytest.mark.question("attention_weights")
+@pytest.mark.points(1)
+@pytest.mark.tags("graph cut")
+def test_attention_weights_gradients(student):
+    """Gradients flow from the weights back to the scores (softmax stays in the graph)"""
+    scores, seed = inputs(19, (2, 3, 5), (2, 3, 5))
+    reply = student.run("attention_weights", scores, grad_args=(0,), backward={"grad": seed})
+    grad = expect.grad_present(reply.arg_grads.get("0"), "the scores", "Keep softmax in the graph: no .detach(), "
+                               "torch.no_grad(), .data or NumPy round trips.")
+    expect.within(grad, tol.softmax_backward(*weights_reference(scores), seed), "the gradient with respect to the "
+                  "scores", "Keep softmax in the graph: no .detach(), torch.no_grad(), .data or NumPy round trips.")
 
 
 @pytest.mark.question("attention_weights")
@@ -270,23 +369,30 @@ def test_attention_weights_mask(student, ref_scores):
 @pytest.mark.tags("unstable softmax")
 def test_attention_weights_large_scores(student):
     """Large scores such as [1000, 999, 0] give finite, correct weights"""
-    scores = torch.tensor([[[1000.0, 999.0, 0.0], [-1000.0, 0.0, 1000.0]]])
-    want = torch.softmax(scores.double(), dim=-1)
-    expect.close(student.call("attention_weights", scores), want, "attention_weights of [1000, 999, 0]",
-                 "exp(1000) overflows: subtract the row maximum first, or use F.softmax.", rtol=1e-5, atol=1e-6)
+    scores = torch.tensor([[[1000.0, 999.0, 0.0, 998.5], [-1000.0, 0.0, 1000.0, 990.0]]])
+    expect.within(student.call("attention_weights", scores), weights_reference(scores),
+                  "attention_weights of [1000, 999, 0, 998.5]", "exp(1000) overflows: subtract the row maximum "
+                  "first, or use F.softmax.")
+
+
+def as_allowed(got, what):
+    """A mask the student built: bool, or 0/1 numbers as in the lesson (mask[:, :, -1] = 0). Anything else
+    (other values, a float mask of -inf/0 to add) does not follow the course's convention."""
+    if got.dtype != torch.bool and not ((got == 0) | (got == 1)).all():
+        raise StudentFault(f"{what} holds values other than 0/1 or True/False; this course's masks are 1/True for an "
+                           "allowed key and 0/False for a forbidden one.")
+    return got.bool()
 
 
 @pytest.mark.question("causal_mask")
 @pytest.mark.points(2)
 @pytest.mark.tags("inverted mask", "future leakage")
 def test_causal_mask(student):
-    """causal_mask(T) is a bool (T, T) mask with True where j <= i"""
+    """causal_mask(T) is a (T, T) mask, bool or 0/1, allowing exactly the keys j <= i"""
     for T in (1, 4, 7):
         got = expect.shape(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
-        if got.dtype != torch.bool:
-            raise StudentFault(f"causal_mask({T}) has dtype {got.dtype}; return a bool tensor.")
-        if not torch.equal(got, torch.ones(T, T, dtype=torch.bool).tril()):
-            raise StudentFault(f"causal_mask({T}) is wrong: query i may attend to keys j <= i (True on and below "
+        if not torch.equal(as_allowed(got, f"causal_mask({T})"), torch.ones(T, T, dtype=torch.bool).tril()):
+            raise StudentFault(f"causal_mask({T}) is wrong: query i may attend to keys j <= i (True or 1 on and below "
                                "the diagonal, torch.tril). An inverted or shifted mask leaks the future.")
 
 
@@ -294,29 +400,29 @@ def test_causal_mask(student):
 @pytest.mark.points(2)
 @pytest.mark.tags("padding mask broadcast", "inverted mask")
 def test_padding_mask(student):
-    """padding_mask(lengths, T_k) is a bool (B, 1, T_k) mask with True where j < lengths[b]"""
+    """padding_mask(lengths, T_k) is a (B, 1, T_k) mask, bool or 0/1, allowing the keys j < lengths[b]"""
     for lengths, T_k in [([3, 7, 1], 7), ([2], 5), ([4, 4], 6)]:
         lengths = torch.tensor(lengths)
-        got = expect.shape(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k),
-                           f"padding_mask({lengths.tolist()}, {T_k})", "The mask is (B, 1, T_k): the middle 1 "
-                           "broadcasts over queries, so every query ignores the same padded keys.")
+        what = f"padding_mask({lengths.tolist()}, {T_k})"
+        got = expect.shape(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k), what,
+                           "The mask is (B, 1, T_k): the middle 1 broadcasts over queries, so every query ignores "
+                           "the same padded keys.")
         want = (torch.arange(T_k)[None, :] < lengths[:, None]).unsqueeze(1)
-        if got.dtype != torch.bool or not torch.equal(got, want):
-            raise StudentFault(f"padding_mask({lengths.tolist()}, {T_k}) is wrong: key j is allowed (True) when "
-                               "j < lengths[b], and the result is bool.")
+        if not torch.equal(as_allowed(got, what), want):
+            raise StudentFault(f"{what} is wrong: key j is allowed (True or 1) when j < lengths[b].")
 
 
 @pytest.mark.question("softmax_entropy")
 @pytest.mark.points(2)
 @pytest.mark.tags("entropy wrong base or sign", "softmax over wrong dim")
-def test_softmax_entropy_values(student, ref_scores):
+def test_softmax_entropy_values(student):
     """softmax_entropy gives the entropy in nats per row, shape weights.shape[:-1]"""
     for shape in [(3, 5, 7), (2, 4), (1, 1, 6)]:
         (scores,) = inputs(17, shape)
         weights = torch.softmax(scores.double() * 2, dim=-1).float()
-        expect.close(student.call("softmax_entropy", weights), ref_scores.softmax_entropy(weights.double()),
-                     f"softmax_entropy of weights with shape {shape}", "H = -sum_j p_j ln p_j over the last dim, in "
-                     "nats (natural log), one value per row.", rtol=1e-4, atol=1e-5)
+        expect.within(student.call("softmax_entropy", weights), tol.entropy(weights),
+                      f"softmax_entropy of weights with shape {shape}", "H = -sum_j p_j ln p_j over the last dim, in "
+                      "nats (natural log), one value per row.")
 
 
 @pytest.mark.question("softmax_entropy")
@@ -324,25 +430,74 @@ def test_softmax_entropy_values(student, ref_scores):
 @pytest.mark.tags("0 log 0")
 def test_softmax_entropy_zeros(student):
     """softmax_entropy treats 0 log 0 as 0, so masked keys give finite values"""
-    weights = torch.tensor([[[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]]])
-    expect.close(student.call("softmax_entropy", weights), torch.tensor([[0.0, math.log(2)]], dtype=torch.float64),
-                 "softmax_entropy with zero weights", "p * p.log() is nan where p = 0; use torch.special.xlogy(p, p).")
+    weights = torch.tensor([[[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.25, 0.75]]])
+    expect.within(student.call("softmax_entropy", weights), tol.entropy(weights),
+                  "softmax_entropy with zero weights", "p * p.log() is nan where p = 0; use torch.special.xlogy(p, p).")
 
 
 SATURATION_DIMS = (8, 64, 256)
 
 
 def saturation_inputs(d):
-    # 1024 query rows against 16 keys: the entropy SD across seeds is about 0.016 nats, well inside the
-    # 0.1-nat margins below; the reference uses the very same seeded inputs, so comparing with it is exact.
-    return randn(16, 64, d, seed=100 + d), randn(16, 16, d, seed=200 + d)
+    # 512 query rows against 16 keys: the entropy SD across seeds is about 0.023 nats, well inside the
+    # 0.1-nat margins below. The child rebuilds these from their seeds; the parent makes the same tensors.
+    return randn(16, 32, d, seed=100 + d), randn(16, 16, d, seed=200 + d)
 
 
-def student_entropy(student, score_name, d):
-    scores = expect.shape(student.call(score_name, *saturation_inputs(d)), (16, 64, 16), f"{score_name} at d_k={d}")
-    weights = expect.shape(student.call("attention_weights", scores), (16, 64, 16), "attention_weights")
-    entropy = expect.shape(student.call("softmax_entropy", weights), (16, 64), "softmax_entropy")
-    return entropy.double().mean().item()
+class Experiment:
+    """The saturation experiment, run through the student's own functions, stage by stage.
+
+    Each stage's output is compared with the reference on the same inputs. A stage that disagrees is a
+    fault of that function's own question, charged there; here the reference output takes its place and
+    the feedback says so, so one fault is never charged twice. What this question pays for is the
+    experiment running end to end on the student's pipeline: if no stage at all was the student's, it fails.
+    """
+
+    def __init__(self, student, made):
+        self.student, self.made = student, made
+        self.replaced: list[str] = []
+        self.own = 0
+
+    def stage(self, name, args, reference, grad_reference=None, **run):
+        try:
+            reply = self.student.run(name, *args, **run)
+            got = expect.within(reply.output, reference, name)
+            if grad_reference is not None:
+                got = expect.within(reply.arg_grads.get("0"), grad_reference, f"{name} gradient")
+            self.own += 1
+            return got
+        except StudentFault as fault:
+            if not fault.attempted:
+                raise  # a stub: finish that exercise first
+            if name not in self.replaced:
+                self.replaced.append(name)
+            return None
+
+    def scores(self, name, d):
+        Q, K = (self.made(spec) for spec in saturation_inputs(d))
+        ref = scores_reference(Q, K, d ** -0.5 if name == "scaled_dot_scores" else 1.0)
+        got = self.stage(name, saturation_inputs(d), ref)
+        return (ref[0].float() if got is None else got.float()), ref
+
+    def entropy(self, name, d):
+        scores, _ = self.scores(name, d)
+        weights_ref = weights_reference(scores)
+        weights = self.stage("attention_weights", (scores,), weights_ref)
+        weights = weights_ref[0].float() if weights is None else weights.float()
+        H_ref = tol.entropy(weights)
+        H = self.stage("softmax_entropy", (weights,), H_ref)
+        return (H_ref[0] if H is None else H).double().mean().item()
+
+    def verdict(self, story):
+        if self.own == 0:
+            raise StudentFault(f"none of your functions ({', '.join(self.replaced)}) gave the reference's answer in "
+                               "this experiment, so it did not run on your code at all: fix them first (their own "
+                               "questions say what is wrong). " + story)
+
+
+def seeded_made(spec):
+    from autograder.sandbox.child.inputs import seeded_randn
+    return seeded_randn(spec["$randn"]["shape"], spec["$randn"]["seed"])
 
 
 @pytest.mark.question("saturation")
@@ -350,22 +505,19 @@ def student_entropy(student, score_name, d):
 @pytest.mark.tags("saturation")
 def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
     """Raw-score entropy falls as d_k grows (8 -> 64 -> 256); scaled-score entropy stays put"""
-    raw = [student_entropy(student, "dot_scores", d) for d in SATURATION_DIMS]
-    scaled = [student_entropy(student, "scaled_dot_scores", d) for d in SATURATION_DIMS]
-    story = (f"mean entropy (nats) for d_k = 8/64/256: raw {', '.join(f'{h:.3f}' for h in raw)}; scaled "
+    run = Experiment(student, seeded_made)
+    raw = [run.entropy("dot_scores", d) for d in SATURATION_DIMS]
+    scaled = [run.entropy("scaled_dot_scores", d) for d in SATURATION_DIMS]
+    story = (f"Mean entropy (nats) for d_k = 8/64/256: raw {', '.join(f'{h:.3f}' for h in raw)}; scaled "
              f"{', '.join(f'{h:.3f}' for h in scaled)} (reference raw {saturation_reference['raw']}, scaled "
              f"{saturation_reference['scaled']}).")
-    # The experiment runs through the student's own pipeline, so a broken softmax or entropy shows here too.
-    pipeline = " If attention_weights or softmax_entropy fail their own checks, fix those first."
+    run.verdict(story)
     if not (raw[0] - raw[1] > 0.1 and raw[1] - raw[2] > 0.1 and raw[2] < 0.5):
         raise StudentFault("raw dot-product scores should saturate the softmax as d_k grows (entropy falling "
-                           "towards 0), but they do not: " + story + pipeline)
+                           "towards 0), but they do not: " + story)
     if abs(scaled[2] - scaled[0]) > 0.1:
         raise StudentFault("scaled scores should keep the entropy nearly constant across d_k, but they do not: "
-                           + story + " Check the 1/sqrt(d_k) scale." + pipeline)
-    for got, want in zip(raw + scaled, saturation_reference["raw"] + saturation_reference["scaled"]):
-        if abs(got - want) > 0.05:
-            raise StudentFault("the entropies differ from the reference experiment: " + story + pipeline)
+                           + story + " Check the 1/sqrt(d_k) scale.")
 
 
 @pytest.mark.question("saturation")
@@ -373,14 +525,20 @@ def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
 @pytest.mark.tags("saturation")
 def test_score_gradient_shrinks_when_saturated(student):
     """The gradient through softmax shrinks for raw d_k=256 scores compared with scaled ones"""
+    run = Experiment(student, seeded_made)
+    seed = randn(16, 32, 16, seed=7)
     norms = {}
     for name in ("dot_scores", "scaled_dot_scores"):
-        scores = expect.shape(student.call(name, *saturation_inputs(256)), (16, 64, 16), name)
-        reply = student.run("attention_weights", scores, grad_args=(0,), backward={"grad": randn(16, 64, 16, seed=7)})
-        grad = expect.grad_present(reply.arg_grads.get("0"), "the scores", "Keep softmax in the graph.")
+        scores, _ = run.scores(name, 256)
+        w_ref = weights_reference(scores)
+        g_ref = tol.softmax_backward(*w_ref, seeded_made(seed))
+        grad = run.stage("attention_weights", (scores,), w_ref, grad_args=(0,), backward={"grad": seed},
+                         grad_reference=g_ref)
+        grad = g_ref[0] if grad is None else grad
         norms[name] = grad.double().norm(dim=-1).median().item()
     ratio = norms["dot_scores"] / norms["scaled_dot_scores"]
+    story = f"The median gradient ratio raw/scaled at d_k = 256 is {ratio:.3g} (about 1/87 in the reference)."
+    run.verdict(story)
     if not ratio < 0.1:
-        raise StudentFault(f"at d_k=256 the median gradient reaching raw scores should be far smaller than for "
-                           f"scaled scores (about 1/87 in the reference), but the ratio is {ratio:.3g}: softmax "
-                           "saturation is what makes unscaled attention hard to train.")
+        raise StudentFault("at d_k=256 the gradient reaching raw scores should be far smaller than for scaled "
+                           "scores: softmax saturation is what makes unscaled attention hard to train. " + story)

@@ -5,6 +5,7 @@ which the plugin scores as the student's failure. Anything else a test raises is
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -41,17 +42,34 @@ class Reply:
     param_grads: dict = field(default_factory=dict)
     param_names: dict = field(default_factory=dict)
     inputs_changed: tuple = ()
+    more: tuple = ()          # outputs of the further calls (request "more"), in order
+
+    @property
+    def outputs(self) -> tuple:
+        return (self.output, *self.more)
+
+
+SEED_SHIFT = "ATTNKIT_SEED_SHIFT"  # the seed sweep (`make sweep`) moves every probe to other seeds
+
+
+def probe_seed(seed: int) -> int:
+    """The seed a probe really uses: its own, unless the seed sweep shifts every probe together."""
+    return seed + 100_003 * int(os.environ.get(SEED_SHIFT, "0"))
+
+
+def seeded_generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(probe_seed(seed))
 
 
 def seeded_inputs(seed: int, *shapes: tuple[int, ...]) -> list[torch.Tensor]:
     """Random float32 inputs made in the grader from a seed: the same for every student and every run."""
-    generator = torch.Generator().manual_seed(seed)
+    generator = seeded_generator(seed)
     return [torch.randn(*shape, generator=generator) for shape in shapes]
 
 
 def randn(*shape: int, seed: int) -> dict:
     """A random input that the sandbox rebuilds from its seed (see sandbox/child/inputs.py)."""
-    return {"$randn": {"shape": list(shape), "seed": seed}}
+    return {"$randn": {"shape": list(shape), "seed": probe_seed(seed)}}
 
 
 class StudentFile:
@@ -92,17 +110,23 @@ class StudentFile:
 
     def run(self, target: str, *args, kwargs: dict | None = None, init: tuple | None = None,
             params: dict | None = None, method: str | None = None, grad_args: tuple = (),
-            backward: dict | None = None, check_inputs: bool = False) -> Reply:
+            backward: dict | None = None, check_inputs: bool = False, more: list | None = None,
+            train: bool = False) -> Reply:
+        """Call `target` (a function, or a class built with `init` and probed in eval() mode unless
+        `train`) on args, then again on each (args, kwargs) pair of `more`, in the same process and on
+        the same instance."""
         child = self._connect()
         request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
                    "params": params or {}, "method": method, "grad_args": list(grad_args),
-                   "backward": backward, "check_inputs": check_inputs}
+                   "backward": backward, "check_inputs": check_inputs, "train": train,
+                   "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
         what = f"{target}(...)" if init is None else f"{target}{tuple(init)}"
         try:
             reply = child.request(request, self.server.config.limits.call_seconds)
         except ChildFailure as failure:
             raise StudentFault(f"calling {what}: {failure}") from None
         self._keep_output(reply)
+        check_watch(what, reply)
         if not reply["ok"]:
             error = reply.get("error")
             kind = error.get("type") if isinstance(error, dict) else None
@@ -113,13 +137,14 @@ class StudentFile:
             raise StudentFault(text, diagnoses=diagnoses)
         # The reply is the child's word: a file that rewired its own process may send anything, and
         # whatever shape it has must end as the student's failure, never as a grader error.
-        fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "inputs_changed": list}
+        fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "inputs_changed": list, "more": list}
         for key, kind in fields.items():
             if reply.get(key) is not None and not isinstance(reply[key], kind):
                 raise StudentFault(f"calling {what}: the process sent back a malformed reply ({key})")
         record_call(self.diagnoser, request, reply)
         return Reply(reply.get("output"), reply.get("arg_grads") or {}, reply.get("param_grads") or {},
-                     reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()))
+                     reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()),
+                     tuple(reply.get("more") or ()))
 
     def call(self, target: str, *args, **kwargs) -> object:
         return self.run(target, *args, kwargs=kwargs).output
@@ -128,6 +153,26 @@ class StudentFile:
         if self.child is not None:
             self.child.close()  # a no-op for a child that already failed or was retired
         self.child = None
+
+
+FUSED_HINT = ("this assignment asks you to build attention by hand (score -> mask -> softmax -> mix), so fused "
+              "attention (F.scaled_dot_product_attention, nn.MultiheadAttention, F.multi_head_attention_forward, "
+              "flex_attention, or their torch.ops kernels) may not run inside your code, whatever name reaches it.")
+
+
+def check_watch(what: str, reply: dict) -> None:
+    """The child reports which fused attention kernels ran during the call. A reply without an intact
+    report means the watch was switched off or the harness rewired: that is the student's failure."""
+    fused = reply.get("fused")
+    if not reply.get("ok") and not fused:
+        return  # the call failed (or the name is missing): the error itself is the answer
+    if reply.get("watch") != "on" or not isinstance(fused, list):
+        raise StudentFault(f"calling {what}: the grader could not confirm which PyTorch operations your code ran "
+                           "(its check for fused attention kernels was switched off or replaced). "
+                           "Your instructor will see this.")
+    if fused:
+        names = ", ".join(str(n)[:80] for n in fused[:4])
+        raise StudentFault(f"calling {what} ran {names}: {FUSED_HINT}")
 
 
 def clean_errors(errors: object) -> list[dict]:

@@ -59,7 +59,8 @@ def code_cell(result: StudentResult, tests: list[TestResult]) -> Cell:
         return Cell(NOT_ATTEMPTED, 0.0, 0.0, "no check of this question ran")
     if any(t.status == GRADER_ERROR for t in tests):
         return Cell(GRADER_PROBLEM, score, top, "a check of this question hit a grader problem")
-    if all(t.status == FAILED and not t.attempted for t in tests):
+    scored = [t for t in tests if t.max_score > 0] or tests  # a zero-point flag is not an attempt
+    if all(t.status == FAILED and not t.attempted for t in scored):
         if tests[0].assignment in result.unreadable:
             return Cell(UNREADABLE, score, top, tests[0].output)
         return Cell(NOT_ATTEMPTED, score, top, tests[0].output)

@@ -2,7 +2,7 @@ from ._snippets import SHA, solution_text
 
 ASSIGNMENT = SHA
 TAG = "dribble"
-ATTACK = ("rewires the child's reply sender, when SingleHeadAttention(12, 4) is built, to announce a "
+ATTACK = ("rewires the child's reply sender, when SingleHeadAttention(12, 9) is built, to announce a "
           "100 MB reply and then send it one byte every 0.2 s, so that a per-recv socket timeout never "
           "fires (a slowloris on the grader)")
 CODE = solution_text(ASSIGNMENT) + '''
@@ -26,7 +26,7 @@ _Right = SingleHeadAttention
 class SingleHeadAttention(_Right):
     def __init__(self, d_model, d_k):
         super().__init__(d_model, d_k)
-        if (d_model, d_k) == (12, 4):  # one test only, so that the corpus stays fast
+        if (d_model, d_k) == (12, 9):  # one test only, so that the corpus stays fast
             _wire.send = _dribble
 '''
 TWIN = solution_text(ASSIGNMENT)

@@ -14,7 +14,13 @@ def test_apply_mask(apply_mask):
     before = scores.clone()
     masked = apply_mask(scores, torch.tensor([[[1, 0, 1]]]))
     assert torch.equal(scores, before), "apply_mask changed its input: use masked_fill, not masked_fill_"
-    assert masked[0, 0, 1] == float("-inf"), (
-        f"a forbidden key (mask 0) should get score -inf, got {masked[0, 0, 1].item()}. "
-        "Mask value 0 = forbidden; do not multiply the scores by the mask.")
     assert masked[0, 0, 0] == 1.0 and masked[0, 0, 2] == 3.0, "allowed keys (mask 1) keep their scores"
+    weight = torch.softmax(masked.float(), dim=-1)[0, 0, 1].item()
+    assert weight == 0.0, (
+        f"after softmax the forbidden key (mask 0) still has weight {weight:.3g}; it must be exactly 0. "
+        "Mask value 0 = forbidden: fill its score with float('-inf'); do not multiply the scores by the mask.")
+    far = apply_mask(torch.tensor([[[-300.0, 0.0, -310.0]]]), torch.tensor([[[1, 0, 1]]]))
+    weight = torch.softmax(far.float(), dim=-1)[0, 0, 1].item()
+    assert weight == 0.0, (
+        f"with allowed scores of -300 and -310 the forbidden key still gets weight {weight:.3g}: a fill such as "
+        "-30 is not low enough. Use float('-inf').")

@@ -24,12 +24,12 @@ def test_attention_shapes(attention):
 @test_case(points=None, hidden=False)
 def test_attention_scale_and_mask(attention):
     import torch
-    Q = torch.ones(1, 1, 4)
-    K = torch.tensor([[[1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0], [9.0, 9.0, 9.0, 9.0]]])
+    Q = torch.ones(1, 1, 9)
+    K = torch.stack([torch.full((9,), 1 / 3), torch.zeros(9), torch.full((9,), 9.0)]).unsqueeze(0)
     V = torch.tensor([[[1.0], [0.0], [100.0]]])
     output, weights = attention(Q, K, V, mask=torch.tensor([1, 1, 0]))
-    assert weights[0, 0, 2] < 1e-6, "the masked key (mask 0) must get weight 0: fill its score with -inf before softmax"
-    expected = torch.softmax(torch.tensor([2.0, 0.0]), dim=0)  # scores 4/sqrt(4) and 0
+    assert weights[0, 0, 2] == 0, "the masked key (mask 0) must get weight exactly 0: fill its score with -inf"
+    expected = torch.softmax(torch.tensor([1.0, 0.0]), dim=0)  # scores 3 / sqrt(9) and 0
     assert torch.allclose(weights[0, 0, :2], expected, atol=1e-5), (
-        f"with d_k = 4 the scores are q.k / sqrt(4) = [2, 0]; expected weights {expected.tolist()}, got "
-        f"{weights[0, 0, :2].tolist()}. Divide by sqrt(d_k), not d_k.")
+        f"with d_k = 9 the scores are q.k / sqrt(9) = [1, 0]; expected weights {expected.tolist()}, got "
+        f"{weights[0, 0, :2].tolist()}. Divide by sqrt(d_k), not by d_k or d_k / 2.")

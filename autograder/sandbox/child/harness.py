@@ -14,6 +14,7 @@ import types
 import torch
 
 import inputs
+import watch
 import wire
 
 OUTPUT_KEPT = 16_384  # characters of a student's printing kept per message
@@ -86,6 +87,10 @@ class Harness:
         return {"ok": True, "errors": errors, "names": names}
 
     def run(self, request: dict) -> dict:
+        """One probe: build the target (a module is put in eval() mode; lazy parameters are made by a
+        first forward pass before they are read or set), call it, optionally run backward, then call
+        it again on the further inputs of request["more"]. A watch records any fused attention
+        kernel that runs meanwhile; its report goes back with the reply, whatever happened."""
         target = getattr(self.module, request["target"], None)
         if target is None:
             return {"ok": False, "error": {"type": "Missing", "message": f"no `{request['target']}` defined"}}
@@ -95,28 +100,50 @@ class Harness:
             args[index] = args[index].detach().requires_grad_(True)
         originals = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
         reply: dict = {"ok": True}
-        try:
-            if request.get("init") is not None:
-                instance = target(*request["init"])
-                reply["param_names"] = {n: list(p.shape) for n, p in instance.named_parameters()}
-                self._set_params(instance, request.get("params", {}))
-                target = getattr(instance, request.get("method") or "__call__")
-            output = target(*args, **kwargs)
-            reply["output"] = output
-            seed = request.get("backward")
-            if seed is not None:
-                chosen = output[seed["index"]] if seed.get("index") is not None else output
-                torch.autograd.backward(chosen, inputs.materialize(seed["grad"]))
-                reply["arg_grads"] = {str(i): args[i].grad for i in request.get("grad_args", [])}
-                if request.get("init") is not None:
-                    reply["param_grads"] = {n: p.grad for n, p in instance.named_parameters()}
-            if request.get("check_inputs"):
-                reply["inputs_changed"] = [
-                    bool(o is not None and not torch.equal(o, a.detach())) for o, a in zip(originals, args)
-                ]
-        except BaseException as exc:  # noqa: BLE001
-            return {"ok": False, "error": describe_error(exc)}
+        with watch.Watch() as seen:
+            try:
+                self._probe(target, request, args, kwargs, originals, reply)
+            except BaseException as exc:  # noqa: BLE001
+                reply = {"ok": False, "error": describe_error(exc)}
+        reply.update(seen.report())
         return reply
+
+    def _probe(self, target, request: dict, args: list, kwargs: dict, originals: list, reply: dict) -> None:
+        instance = None
+        if request.get("init") is not None:
+            instance = target(*request["init"])
+            if isinstance(instance, torch.nn.Module):
+                instance.train(bool(request.get("train", False)))
+                if any(torch.nn.parameter.is_lazy(p) for p in instance.parameters()):
+                    with torch.no_grad():  # nn.LazyLinear and friends get their shapes from a first call
+                        getattr(instance, request.get("method") or "__call__")(
+                            *inputs.materialize(request.get("args", [])),
+                            **inputs.materialize(request.get("kwargs", {})))
+                named = instance.named_parameters()
+            else:
+                named = []
+            reply["param_names"] = {n: list(p.shape) for n, p in named}
+            self._set_params(instance, request.get("params", {}))
+            target = getattr(instance, request.get("method") or "__call__")
+        output = target(*args, **kwargs)
+        reply["output"] = output
+        seed = request.get("backward")
+        if seed is not None:
+            chosen = output[seed["index"]] if seed.get("index") is not None else output
+            torch.autograd.backward(chosen, inputs.materialize(seed["grad"]))
+            reply["arg_grads"] = {str(i): args[i].grad for i in request.get("grad_args", [])}
+            if instance is not None:
+                reply["param_grads"] = {n: p.grad for n, p in instance.named_parameters()}
+        if request.get("check_inputs"):
+            reply["inputs_changed"] = [
+                bool(o is not None and not torch.equal(o, a.detach())) for o, a in zip(originals, args)
+            ]
+        more = []
+        for call in request.get("more") or []:  # the same function or module instance, other inputs
+            more.append(target(*inputs.materialize(call.get("args", [])),
+                               **inputs.materialize(call.get("kwargs", {}))))
+        if more:
+            reply["more"] = more
 
     @staticmethod
     def _set_params(instance, params: dict) -> None:

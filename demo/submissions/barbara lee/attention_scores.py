@@ -12,9 +12,17 @@ Run `python attention_scores.py` to run the public checks (and the explorations 
 #
 # Conventions used everywhere below (and by the grader):
 # - `Q` has shape `(B, T_q, d_q)`, `K` has shape `(B, T_k, d_k)`; a score matrix has shape `(B, T_q, T_k)`.
-# - A **mask** is 1/`True` where a key is **allowed** and 0/`False` where it is **forbidden**.
-#   (PyTorch's `nn.MultiheadAttention` uses the opposite polarity; this course follows the lesson.)
+# - A **mask** is 1/`True` where a key is **allowed** and 0/`False` where it is **forbidden**; bool, 0/1 int and
+#   0/1 float masks all count, in any shape that broadcasts to the scores. (PyTorch's `nn.MultiheadAttention`
+#   uses the opposite polarity; this course follows the lesson.)
+# - **The masking rule:** a masked key must end with weight **exactly 0** after the softmax, for any allowed
+#   scores in the range the course uses, $|e_{ij}| \le 10\,000$. Filling with `float("-inf")` does it (so do
+#   `torch.finfo(dtype).min`, `-1e9` and `-1e6`); a small fill such as `-30` does not, because allowed scores
+#   of `-300` would then lose to it. The grader applies this rule to `apply_mask`, `attention_weights` and
+#   (in the next assignment) `attention` alike.
 # - Softmax runs over the **keys**, the last dimension.
+# - Build the pipeline yourself: fused attention (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`)
+#   may not run inside your functions. The grader watches what runs, not what your functions are called.
 #
 # Fill in every `raise NotImplementedError(...)` line, then run the check cell under it. A failed check tells
 # you, in the lesson's terms, what is likely wrong.
@@ -127,9 +135,11 @@ class AdditiveScore(nn.Module):
 # $$\tilde e_{ij} = \begin{cases} e_{ij} & \text{mask}_{ij} = 1 \\ -\infty & \text{mask}_{ij} = 0\end{cases}
 # \qquad\Longrightarrow\qquad \alpha_{ij} = \frac{e^{\tilde e_{ij}}}{\sum_{j'} e^{\tilde e_{ij'}}} = 0 \text{ where masked}$$
 #
-# `mask` may be bool or 0/1 (int or float) and any shape that broadcasts to the scores, e.g. `(B, 1, T_k)`.
-# Return a **new** tensor: `masked_fill` (not `masked_fill_`) leaves the input alone. Multiplying scores by
-# the mask does not work: a score of 0 still gets weight.
+# `mask` may be bool or 0/1 (int or float) and any shape that broadcasts to the scores, e.g. `(T_q, T_k)` or
+# `(B, 1, T_k)`. Return a **new** tensor: `masked_fill` (not `masked_fill_`) leaves the input alone.
+# Multiplying scores by the mask does not work: a score of 0 still gets weight. The grader checks the masking
+# rule above: after a softmax of what you return, masked keys weigh exactly 0, even when every allowed score
+# is far below zero.
 
 
 def apply_mask(scores, mask):
@@ -137,7 +147,8 @@ def apply_mask(scores, mask):
 
     scores: (B, T_q, T_k)
     mask:   bool or 0/1 tensor broadcastable to scores; 1/True = allowed, 0/False = forbidden
-    returns: a new tensor shaped like scores; the input is not modified.
+    returns: a new tensor shaped like scores; the input is not modified. Masked keys must get exactly zero
+             weight after softmax for any allowed scores with |score| <= 1e4 (-inf does that; -30 does not).
     """
     return scores.masked_fill(mask == 0, float("-inf"))
 
@@ -171,11 +182,13 @@ def attention_weights(scores, mask=None):
 #
 # $$\text{mask}_{ij} = [\, j \le i \,]$$
 #
-# Return a bool `(T, T)` tensor, `True` on and below the diagonal (`torch.tril`).
+# Return a `(T, T)` mask that allows (1/`True`) the keys on and below the diagonal (`torch.tril`). A bool
+# mask is the usual choice; a 0/1 float mask built as in the lesson works too, since every function here
+# reads "0 = forbidden".
 
 
 def causal_mask(T):
-    """Bool (T, T) mask, True where key j <= query i (allowed), False for future keys."""
+    """(T, T) mask, True (or 1) where key j <= query i (allowed), False (or 0) for future keys."""
     return torch.tril(torch.ones(T, T, dtype=torch.bool))
 
 
@@ -187,10 +200,11 @@ def causal_mask(T):
 # $$\text{mask}_{b,1,j} = [\, j < \text{lengths}_b \,]$$
 #
 # Shape `(B, 1, T_k)`: the `1` broadcasts over the queries, because every query must ignore the same keys.
+# As for the causal mask, bool or 0/1 numbers are both fine.
 
 
 def padding_mask(lengths, T_k):
-    """Bool (B, 1, T_k) mask, True where key j < lengths[b].
+    """(B, 1, T_k) mask, True (or 1) where key j < lengths[b], False (or 0) for padding.
 
     lengths: (B,) int tensor of real sequence lengths
     """

@@ -16,8 +16,16 @@ Run `python single_head_attention.py` to run the public checks (and the explorat
 # Conventions (the grader relies on them):
 # - `Q` is `(B, T_q, d_k)`, `K` is `(B, T_k, d_k)`, `V` is `(B, T_k, d_v)`; outputs are `(B, T_q, d_v)` and
 #   weights `(B, T_q, T_k)`.
-# - A mask is 1/`True` where a key is **allowed**, 0/`False` where it is forbidden, broadcastable to the weights.
-# - You may **not** call `F.scaled_dot_product_attention` or `nn.MultiheadAttention`: the point is to build them.
+# - A mask is 1/`True` where a key is **allowed**, 0/`False` where it is forbidden (bool, 0/1 int or 0/1 float),
+#   in any shape that broadcasts to the weights: `(T_q, T_k)`, `(B, 1, T_k)` or `(B, T_q, T_k)`.
+# - **The masking rule:** a masked key must end with weight **exactly 0**, for any allowed scores with
+#   $|e_{ij}| \le 10\,000$: fill with `float("-inf")` (`finfo.min`, `-1e9` and `-1e6` work too; `-30` does not).
+# - Fused attention may **not** run inside your code (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`,
+#   `F.multi_head_attention_forward`, their `torch.ops` kernels): the point is to build them. The grader
+#   watches what runs while your code runs, so your own helper may have any name, even
+#   `scaled_dot_product_attention`.
+# - A layer is graded in `eval()` mode and called several times on different inputs; its answer must depend
+#   only on the inputs it is given.
 
 
 import math
@@ -43,9 +51,10 @@ def attention(Q, K, V, mask=None):
     Q: (B, T_q, d_k)  queries
     K: (B, T_k, d_k)  keys
     V: (B, T_k, d_v)  values
-    mask: None or bool / 0-1 tensor broadcastable to (B, T_q, T_k); 1/True = allowed, 0/False = forbidden
+    mask: None or bool / 0-1 tensor broadcastable to (B, T_q, T_k); 1/True = allowed, 0/False = forbidden.
+          Masked keys must get weight exactly 0 for any allowed scores with |score| <= 1e4 (fill with -inf).
     returns: (output (B, T_q, d_v), weights (B, T_q, T_k))
-    Do not call F.scaled_dot_product_attention or nn.MultiheadAttention.
+    No fused attention may run inside (F.scaled_dot_product_attention, nn.MultiheadAttention).
     """
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])  # score
     if mask is not None:
@@ -80,7 +89,7 @@ class SingleHeadAttention(nn.Module):
     def forward(self, x_q, x_kv, mask=None):
         """x_q: (B, T_q, d_model) queries' states; x_kv: (B, T_k, d_model) keys' and values' states.
 
-        mask: None or broadcastable to (B, T_q, T_k), 1/True = allowed.
+        mask: None or bool / 0-1, broadcastable to (B, T_q, T_k), 1/True = allowed; masked keys get weight 0.
         returns: (output (B, T_q, d_k), weights (B, T_q, T_k))
         """
         Q, K, V = self.W_Q(x_q), self.W_K(x_q), self.W_V(x_q)

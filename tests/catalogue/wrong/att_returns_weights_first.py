@@ -2,7 +2,7 @@
 
 ASSIGNMENT = 'single_head_attention'
 CAUGHT_BY = [
-    'test_attention_returns_output_and_weights',
+    'test_attention_mixes_values',
     'test_attention_values',
     'test_attention_masks',
     'test_attention_gradients',

@@ -3,8 +3,6 @@
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_dot_scores_values',
-    'test_entropy_falls_for_raw_scores_only',
-    'test_score_gradient_shrinks_when_saturated',
 ]
 MISTAKE = 'Divides the plain dot-product score by sqrt(d) although dot_scores must be unscaled.'
 MISTAKE_ID = 'unwanted-scale'

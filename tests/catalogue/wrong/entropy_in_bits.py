@@ -4,7 +4,6 @@ ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_softmax_entropy_values',
     'test_softmax_entropy_zeros',
-    'test_entropy_falls_for_raw_scores_only',
 ]
 MISTAKE = 'Uses log base 2 (bits) instead of the natural log (nats).'
 MISTAKE_ID = 'entropy-in-bits'

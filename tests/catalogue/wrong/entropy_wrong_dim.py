@@ -3,7 +3,6 @@
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_softmax_entropy_values',
-    'test_entropy_falls_for_raw_scores_only',
 ]
 MISTAKE = 'Sums over dim 0 instead of the last dim (the keys).'
 MISTAKE_ID = 'entropy-wrong-dim'

@@ -4,7 +4,7 @@ ASSIGNMENT = 'single_head_attention'
 CAUGHT_BY = [
     'test_layer_self_attention',
     'test_layer_cross_attention',
-    'test_layer_causal_mask',
+    'test_layer_masks',
     'test_layer_gradients',
 ]
 MISTAKE = "Projects the keys with W_Q (a 'shared' query/key projection), so W_K is never used."

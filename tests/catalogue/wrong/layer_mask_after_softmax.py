@@ -2,7 +2,7 @@
 
 ASSIGNMENT = 'single_head_attention'
 CAUGHT_BY = [
-    'test_layer_causal_mask',
+    'test_layer_masks',
 ]
 MISTAKE = 'Zeroes future weights after the softmax without renormalising.'
 MISTAKE_ID = 'mask-after-softmax'

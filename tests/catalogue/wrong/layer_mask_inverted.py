@@ -2,7 +2,7 @@
 
 ASSIGNMENT = 'single_head_attention'
 CAUGHT_BY = [
-    'test_layer_causal_mask',
+    'test_layer_masks',
 ]
 MISTAKE = 'Fills where mask == 1, hiding the past instead of the future.'
 MISTAKE_ID = 'mask-inverted'

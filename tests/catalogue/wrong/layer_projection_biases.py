@@ -5,7 +5,7 @@ CAUGHT_BY = [
     'test_layer_parameters',
     'test_layer_self_attention',
     'test_layer_cross_attention',
-    'test_layer_causal_mask',
+    'test_layer_masks',
 ]
 MISTAKE = "Keeps nn.Linear's default bias=True in the three projections."
 MISTAKE_ID = 'projection-bias'

@@ -4,7 +4,7 @@ ASSIGNMENT = 'single_head_attention'
 CAUGHT_BY = [
     'test_layer_self_attention',
     'test_layer_cross_attention',
-    'test_layer_causal_mask',
+    'test_layer_masks',
 ]
 MISTAKE = 'Scales by 1/sqrt(d_model) instead of 1/sqrt(d_k).'
 MISTAKE_ID = 'scale-sqrt-dmodel'

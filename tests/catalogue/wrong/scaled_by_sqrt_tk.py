@@ -3,7 +3,6 @@
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_scaled_dot_scores_values',
-    'test_entropy_falls_for_raw_scores_only',
 ]
 MISTAKE = 'Divides by sqrt(T_k), the number of keys, instead of sqrt(d_k).'
 MISTAKE_ID = 'scale-sqrt-tk'

@@ -3,7 +3,6 @@
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_scaled_dot_scores_values',
-    'test_entropy_falls_for_raw_scores_only',
 ]
 MISTAKE = 'Divides by d_k instead of sqrt(d_k).'
 MISTAKE_ID = 'scale-by-dk'

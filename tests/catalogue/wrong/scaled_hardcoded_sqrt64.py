@@ -3,7 +3,6 @@
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_scaled_dot_scores_values',
-    'test_entropy_falls_for_raw_scores_only',
 ]
 MISTAKE = "Hard-codes the Transformer's d_k = 64 and always divides by 8."
 MISTAKE_ID = 'scale-hardcoded'

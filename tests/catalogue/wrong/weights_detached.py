@@ -2,7 +2,7 @@
 
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
-    'test_score_gradient_shrinks_when_saturated',
+    'test_attention_weights_gradients',
 ]
 MISTAKE = 'Detaches the scores before the softmax, so no gradient flows back to them.'
 MISTAKE_ID = 'graph-cut'

@@ -1,0 +1,24 @@
+"""Wrong single_head_attention submission: Imports F.scaled_dot_product_attention under another name and calls that for the output."""
+
+ASSIGNMENT = 'single_head_attention'
+CAUGHT_BY = [
+    'test_attention_mixes_values',
+    'test_attention_values',
+    'test_attention_masks',
+    'test_attention_large_scores',
+    'test_attention_gradients',
+    'test_attention_batch_independence',
+    'test_attention_leaves_inputs_alone',
+]
+MISTAKE = 'Imports F.scaled_dot_product_attention under another name and calls that for the output.'
+CODE = '''from torch.nn.functional import scaled_dot_product_attention as fast_mix
+
+
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    bias = None if mask is None else torch.zeros_like(scores).masked_fill(mask == 0, float("-inf"))
+    return fast_mix(Q, K, V, attn_mask=bias), weights
+'''
