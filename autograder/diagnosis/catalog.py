@@ -49,6 +49,8 @@ MISTAKES: dict[str, str] = {
     "mask-first-row": "only the first query's row of the mask is used, for every query (mask[:, :1, :]), as if every "
                       "mask were a (B, 1, T_k) padding mask",
     "mask-always-causal": "a causal mask is applied whatever mask is given",
+    "mask-cached": "a mask is remembered by its shape and reused for later masks of that shape, whatever they say",
+    "mask-expanded-square": "the mask is expanded to (B, T_k, T_k), as if there were as many queries as keys",
     "mask-needs-bool": "the code accepts only a bool mask, but a 0/1 int or float mask is allowed too; build the "
                        "condition with mask == 0",
     # Softmax: scores to weights
@@ -67,6 +69,7 @@ MISTAKES: dict[str, str] = {
     "values-from-xq": "the values are built from x_q instead of x_kv",
     "queries-from-xkv": "the roles are swapped: queries come from x_kv, keys and values from x_q",
     "keys-with-wq": "the keys are projected with W_Q instead of W_K",
+    "kv-cached": "K and V are computed on the first call and reused for later calls, whatever x_kv they pass",
     "values-with-wk": "the values are projected with W_K instead of W_V",
     "lazy-parameters": "nn.LazyLinear has no weights until its first forward pass; the layer's projections are "
                        "nn.Linear(d_model, d_k, bias=False)",
@@ -81,7 +84,6 @@ MISTAKES: dict[str, str] = {
     "causal-diagonal-excluded": "the causal mask leaves out the diagonal: a query may not attend to its own "
                                 "position",
     "causal-shifted": "the causal mask is shifted: True one place above the diagonal leaks the next token",
-    "mask-not-bool": "the mask holds 0/1 numbers instead of bool values",
     "padding-inverted": "the padding mask is inverted: True marks the padded keys instead of the real ones",
     "padding-off-by-one": "the padding mask lets one padded key through (j <= length instead of j < length)",
     "padding-over-queries": "the padding mask is (B, T_k, 1), which broadcasts over the keys instead of the "

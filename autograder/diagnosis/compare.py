@@ -38,14 +38,16 @@ def leaves(value: object) -> list:
     return [value]
 
 
-def agree(got: object, want: object) -> Agreement:
+def agree(got: object, want: object, exact_zeros: bool = False) -> Agreement:
+    """`exact_zeros`: where `want` is exactly 0, `got` must be exactly 0 too (the kit's rule for the weight
+    of a masked key: 1e-13 is not 0, however small)."""
     got_leaves, want_leaves = leaves(got), leaves(want)
     if len(got_leaves) != len(want_leaves):
         return DIFFERENT
     error = 0.0
     for mine, theirs in zip(got_leaves, want_leaves):
         if isinstance(theirs, torch.Tensor):
-            found = tensors_agree(mine, theirs)
+            found = tensors_agree(mine, theirs, exact_zeros)
             if not found.same:
                 return found
             error = max(error, found.error)
@@ -54,12 +56,14 @@ def agree(got: object, want: object) -> Agreement:
     return Agreement(True, error)
 
 
-def tensors_agree(got: object, want: torch.Tensor) -> Agreement:
+def tensors_agree(got: object, want: torch.Tensor, exact_zeros: bool = False) -> Agreement:
     if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(want.shape):
         return DIFFERENT
     if (got.dtype == torch.bool) != (want.dtype == torch.bool):
         return DIFFERENT
     mine, theirs = got.detach().double(), want.detach().double()
+    if exact_zeros and bool(((theirs == 0) & (mine != 0)).any()):
+        return DIFFERENT
     special = ~theirs.isfinite()
     if special.any() or not mine.isfinite().all():
         # NaN must meet NaN and an infinity the same infinity (no boolean indexing: it is slow on small tensors)

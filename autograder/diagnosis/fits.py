@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import torch
 
-from .pipeline import weigh
+from .pipeline import FLOAT32_TINY, weigh
 
-VISIBLE = 1e-6     # a weight above this is visible: the graders' limit for a masked key
+VISIBLE = 1e-6     # a weight above this is clearly there
 NEAR_ZERO = 1e-3   # a fill this close to 0 is the "mask-zero-fill" mistake (scores times the mask look the same)
 
 
@@ -25,9 +25,10 @@ def weights_of(output: object) -> torch.Tensor | None:
 
 
 def leaks(scores: torch.Tensor, mask: torch.Tensor, fill: float) -> bool:
-    """Does filling forbidden scores with `fill` leave a forbidden key visible weight on these scores?"""
+    """Does filling forbidden scores with `fill` leave a forbidden key any weight float32 can hold, on these
+    scores? (The kit's masking rule: a masked key ends with weight exactly 0.)"""
     weights = weigh(scores, mask, masking="mask-small-fill", fill=fill)
-    return bool((weights.masked_fill((mask != 0).expand_as(weights), 0) > VISIBLE).any())
+    return bool((weights.masked_fill((mask != 0).expand_as(weights), 0) >= FLOAT32_TINY).any())
 
 
 def same_everywhere(values: torch.Tensor, value: float) -> bool:

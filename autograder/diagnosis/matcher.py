@@ -119,7 +119,7 @@ class Diagnoser:
             except Exception:  # noqa: BLE001 - an unknown target or inputs the reference rejects: judge nothing
                 self._cases[index] = Case(probe, output, None, False)
                 return self._cases[index]
-            deviates = observation.raised or not agree(output, reference).same
+            deviates = observation.raised or not self._agree(probe.target, output, reference).same
             self._cases[index] = Case(probe, output, reference, deviates)
         return self._cases[index]
 
@@ -140,13 +140,17 @@ class Diagnoser:
         except Exception:  # noqa: BLE001 - the mistaken code would raise here
             return Verdict(NEUTRAL if observation.raised else CONTRADICT)
         if observation.raised:
-            return Verdict(NEUTRAL if agree(predicted, case.reference).same else CONTRADICT)
-        found = agree(case.output, predicted)
+            return Verdict(NEUTRAL if self._agree(model.target, predicted, case.reference).same else CONTRADICT)
+        found = self._agree(model.target, case.output, predicted)
         if found.same:  # a right result the mistake also gives shows nothing; a wrong one is evidence
             return Verdict(SUPPORT, found.error, note) if case.deviates else Verdict(NEUTRAL)
         if not case.deviates:
             return Verdict(CONTRADICT)  # the code is right where the mistake would show
-        return Verdict(NEUTRAL if agree(predicted, case.reference).same else CONTRADICT)
+        return Verdict(NEUTRAL if self._agree(model.target, predicted, case.reference).same else CONTRADICT)
+
+    @staticmethod
+    def _agree(target: str, got: object, want: object):
+        return agree(got, want, exact_zeros=target in registry.EXACT_ZEROS)
 
     def _evidence(self, index: int, verdict: Verdict, count: int) -> str:
         case = self._cases[index]

@@ -64,6 +64,8 @@ def float64(value: object) -> object:
     if isinstance(value, torch.Tensor):
         value = value.detach()
         return value.double() if value.is_floating_point() else value
+    if isinstance(value, dict):
+        return {k: float64(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(float64(v) for v in value)
     return value

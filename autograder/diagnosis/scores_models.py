@@ -104,8 +104,8 @@ WEIGHTS.append(function_model("attention_weights", "dropout-on-weights", attenti
 
 # --- causal and padding masks ------------------------------------------------------------------------
 
-def causal_mask(T, diagonal=0, upper=False, dtype=torch.bool):
-    ones = torch.ones(T, T, dtype=dtype)
+def causal_mask(T, diagonal=0, upper=False):
+    ones = torch.ones(T, T, dtype=torch.bool)
     return torch.triu(ones) if upper else torch.tril(ones, diagonal=diagonal)
 
 
@@ -118,15 +118,14 @@ def padding_mask(lengths, T_k, variant=RIGHT):
     allowed = positions[None, :] < lengths[:, None]
     if variant == "padding-over-queries":
         return allowed.unsqueeze(-1)
-    return allowed.unsqueeze(1).float() if variant == "mask-not-bool" else allowed.unsqueeze(1)
+    return allowed.unsqueeze(1)
 
 
 CAUSAL = [function_model("causal_mask", "causal-inverted", functools.partial(causal_mask, upper=True)),
           function_model("causal_mask", "causal-diagonal-excluded", functools.partial(causal_mask, diagonal=-1)),
-          function_model("causal_mask", "causal-shifted", functools.partial(causal_mask, diagonal=1)),
-          function_model("causal_mask", "mask-not-bool", functools.partial(causal_mask, dtype=torch.float32))]
+          function_model("causal_mask", "causal-shifted", functools.partial(causal_mask, diagonal=1))]
 PADDING = [function_model("padding_mask", name, functools.partial(padding_mask, variant=name))
-           for name in ("padding-inverted", "padding-off-by-one", "padding-over-queries", "mask-not-bool")]
+           for name in ("padding-inverted", "padding-off-by-one", "padding-over-queries")]
 
 
 # --- entropy of the weights --------------------------------------------------------------------------

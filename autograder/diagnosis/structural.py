@@ -31,14 +31,19 @@ def projection_bias(module: str, biases: list[str], right_without_them: str = ""
     return finding("projection-bias", evidence + ".")
 
 
-def graph_cut(call: str, missing: list[str]) -> Diagnosis:
-    """Only for a call whose result is right: the gradient, not the value, is what is missing."""
-    return finding("graph-cut", f"{call} returns the right result, but no gradient reaches {', '.join(missing)}.")
+def graph_cut(evidence: str) -> Diagnosis:
+    """Only for code whose result is right: the gradient, not the value, is what is missing."""
+    return finding("graph-cut", f"{evidence}.")
 
 
 def inputs_modified(call: str, changed: list[str]) -> Diagnosis:
     return finding("inputs-modified", f"after {call}, the {', '.join(changed)} passed in had changed.")
 
 
-def forbidden_api(used: list[str]) -> Diagnosis:
-    return finding("forbidden-api", f"your file calls {', '.join(used)}.")
+def forbidden_api(seen: str) -> Diagnosis:
+    """`seen`: what the kernel watch saw run, e.g. "calling attention(...) ran aten::_scaled_dot_product..."."""
+    return finding("forbidden-api", f"{seen}.")
+
+
+def random_result(call: str, difference: str) -> Diagnosis:
+    return finding("random-result", f"two calls of {call} with the same inputs gave results that {difference}.")

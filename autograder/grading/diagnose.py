@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..diagnosis import Diagnoser, Observation, Probe, structural, translate
 from ..diagnosis.compare import agree
-from ..diagnosis.registry import canonical, reference
+from ..diagnosis.registry import canonical, reference, square
 from .results import Diagnosis
 
 
@@ -45,6 +45,8 @@ def explain_failure(student, since: int, fault) -> tuple[Diagnosis, ...]:
         return found  # a grader's malformed diagnoses: the plugin reports them as the grader's problem
     found = list(found)
     by_target = diagnoser.explain_by_target(since)
+    if not by_target and not found and elicit(student, since):
+        by_target = diagnoser.explain_by_target(since)
     ambiguous = [target for target, diagnoses in by_target.items() if len(diagnoses) > 1]
     if ambiguous and all(tell_apart(student, target, since) for target in ambiguous):
         by_target = diagnoser.explain_by_target(since)
@@ -52,6 +54,7 @@ def explain_failure(student, since: int, fault) -> tuple[Diagnosis, ...]:
     window = range(since, len(diagnoser))
     found += changed_inputs(diagnoser, window)
     found += cut_graph(diagnoser, window, getattr(fault, "no_gradient", None))
+    found += backward_without_graph(diagnoser, window, str(fault))
     found += biases(student, window)
     kept: dict[str, Diagnosis] = {}
     for diagnosis in found:
@@ -65,14 +68,30 @@ def tell_apart(student, target: str, since: int) -> bool:
     observation = student.diagnoser.last_wrong(target, since)
     if observation is None:
         return False
-    probe = observation.probe.redrawn(seed=len(student.diagnoser))
+    call(student, observation.probe.redrawn(seed=len(student.diagnoser)))
+    return True
+
+
+def elicit(student, since: int) -> bool:
+    """The test's last call raised and nothing explains it: call the same target once more with as many keys
+    as queries (registry.square), where code with a shape slip often runs and its result can be matched."""
+    if not len(student.diagnoser) > since or not student.diagnoser.observations[-1].raised:
+        return False
+    probe = square(student.diagnoser.observations[-1].probe, seed=700_000 + len(student.diagnoser))
+    if probe is None:
+        return False
+    call(student, probe)
+    return True
+
+
+def call(student, probe: Probe) -> None:
+    """One more call of the student's code, recorded like every other; its failure is evidence too."""
     from .student import StudentFault  # noqa: PLC0415 - student.py imports this module
     try:
         student.run(probe.target, *probe.args, kwargs=dict(probe.kwargs), init=probe.init,
                     params=None if probe.params is None else dict(probe.params))
     except StudentFault:
-        pass  # recorded as a call that raised: that is evidence too
-    return True
+        pass
 
 
 def changed_inputs(diagnoser: Diagnoser, window: range) -> list[Diagnosis]:
@@ -91,7 +110,25 @@ def cut_graph(diagnoser: Diagnoser, window: range, missing: str | None) -> list[
     last = window[-1]
     if diagnoser.observations[last].raised or not diagnoser.right(last):
         return []
-    return [structural.graph_cut(diagnoser.observations[last].probe.describe(), [missing])]
+    shown = diagnoser.observations[last].probe.describe()
+    return [structural.graph_cut(f"{shown} returns the right result, but no gradient reaches {missing}")]
+
+
+NO_GRAPH = "does not require grad and does not have a grad_fn"
+
+
+def backward_without_graph(diagnoser: Diagnoser, window: range, message: str) -> list[Diagnosis]:
+    """Backward failed because the result has no gradient history, yet the same function returns right
+    results: the graph is cut inside it (a wrong result with no history proves nothing)."""
+    if NO_GRAPH not in message or not len(window) or not diagnoser.observations[window[-1]].raised:
+        return []
+    target = diagnoser.observations[window[-1]].probe.target
+    right = [i for i, o in enumerate(diagnoser.observations) if o.probe.target == target and diagnoser.right(i)]
+    if not right:
+        return []
+    shown = diagnoser.observations[right[-1]].probe.describe()
+    return [structural.graph_cut(f"{target} returns the right result (on {shown}), but its result has no gradient "
+                                 "history: backward through it fails")]
 
 
 def biases(student, window: range) -> list[Diagnosis]:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import torch
 
+from ..diagnosis import structural
+from ..diagnosis.compare import gap
 from . import tolerance
 from .student import StudentFault, as_tensor
 
@@ -51,8 +53,9 @@ def same_each_time(outputs: tuple, what: str) -> None:
         if len(again) != len(first) or not all(
                 isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
                 and torch.equal(a.double().nan_to_num(), b.double().nan_to_num()) for a, b in zip(first, again)):
-            raise StudentFault(f"{what} gave different results for the same inputs: the answer must not be random "
-                               "(for a layer: no dropout or random numbers in eval() mode).")
+            raise StudentFault(f"{what} gave different results for the same inputs; a grader can only check an answer "
+                               "that is the same each time (for a layer: in eval() mode).",
+                               diagnoses=(structural.random_result(what, gap(again, first)),))
 
 
 def rows_sum_to_one(weights: torch.Tensor, what: str, hint: str = "", reference: tuple | None = None) -> None:

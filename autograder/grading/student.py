@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..diagnosis import Diagnoser
+from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
 from .diagnose import explain_exception, record_call
 from .results import Diagnosis
@@ -172,7 +172,8 @@ def check_watch(what: str, reply: dict) -> None:
                            "Your instructor will see this.")
     if fused:
         names = ", ".join(str(n)[:80] for n in fused[:4])
-        raise StudentFault(f"calling {what} ran {names}: {FUSED_HINT}")
+        raise StudentFault(f"calling {what} ran {names}: {FUSED_HINT}",
+                           diagnoses=(structural.forbidden_api(f"calling {what} ran {names}"),))
 
 
 def clean_errors(errors: object) -> list[dict]:
