@@ -122,7 +122,8 @@ def test_dot_scores_values(dot_scores):
 def check_scores(student, name, scale_of, shapes, seed):
     for B, T_q, T_k, d in shapes:
         Q, K = inputs(seed, (B, T_q, d), (B, T_k, d))
-        reply = student.run(name, Q, K, check_inputs=True)
+        reply = student.run(name, Q, K, check_inputs=True, more=[((Q, K), {})])
+        expect.same_each_time(reply.outputs, f"{name}(Q, K)")
         expect.shape(reply.output, (B, T_q, T_k), f"{name}(Q, K) with B={B}, T_q={T_q}, T_k={T_k}",
                      "Scores are (B, T_q, T_k): one row per query, one column per key, for every batch item.")
         expect.within(reply.output, scores_reference(Q, K, scale_of(d)), f"{name} at B={B}, T_q={T_q}, "
@@ -430,8 +431,10 @@ def test_additive_score_values(student):
 @pytest.mark.tags("graph cut")
 def test_additive_score_gradients(student):
     """Gradients flow from the scores to Q, K, W_q, W_k and v"""
-    Q, K, seed = inputs(11, (2, 3, 4), (2, 5, 6), (2, 3, 5))
-    reply = student.run("AdditiveScore", Q, K, init=(4, 6, 3), grad_args=(0, 1), backward={"grad": seed})
+    Q, K, seed, Wq, Wk, v = inputs(11, (2, 3, 4), (2, 5, 6), (2, 3, 5), (3, 4), (3, 6), (1, 3))
+    params = {"W_q.weight": Wq * 0.7, "W_k.weight": Wk * 0.7, "v.weight": v}  # known weights: values judged too
+    reply = student.run("AdditiveScore", Q, K, init=(4, 6, 3), params=params, grad_args=(0, 1),
+                        backward={"grad": seed})
     grads = [("Q", reply.arg_grads.get("0")), ("K", reply.arg_grads.get("1"))]
     grads += [(f"self.{n}", reply.param_grads.get(n)) for n in ("W_q.weight", "W_k.weight", "v.weight")]
     for name, grad in grads:

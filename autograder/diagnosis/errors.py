@@ -120,6 +120,14 @@ def input_changed_in_place(kind: str, message: str, lines: list) -> tuple[str, s
         "grad, and PyTorch refuses. Compute a new tensor instead (Q = Q / ..., masked_fill without the _).")
 
 
+def numpy_round_trip(kind: str, message: str, lines: list) -> tuple[str, str] | None:
+    if "Can't call numpy() on Tensor that requires grad" not in message:
+        return None
+    return "graph-cut", (
+        "This line turns a tensor that gradients must flow through into a NumPy array; autograd cannot follow a "
+        "computation done in NumPy, so no gradient would reach the inputs. Compute with torch operations.")
+
+
 def linear_input_size(kind: str, message: str, lines: list) -> tuple[None, str] | None:
     shapes = MAT_SHAPES.search(message)
     if not (shapes and lines and CALLS_A_LAYER.search(lines[-1][1])):
@@ -130,4 +138,4 @@ def linear_input_size(kind: str, message: str, lines: list) -> tuple[None, str] 
 
 
 RULES = [transpose_on_3d, bitwise_not_mask, non_bool_mask, lazy_parameters, weight_used_untransposed,
-         input_changed_in_place, linear_input_size]
+         input_changed_in_place, numpy_round_trip, linear_input_size]

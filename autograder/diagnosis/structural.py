@@ -46,4 +46,5 @@ def forbidden_api(seen: str) -> Diagnosis:
 
 
 def random_result(call: str, difference: str) -> Diagnosis:
-    return finding("random-result", f"two calls of {call} with the same inputs gave results that {difference}.")
+    return finding("random-result", f"two calls of {call} with the same inputs gave different results (the second "
+                                    f"{difference} from the first).")

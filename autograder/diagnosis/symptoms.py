@@ -81,12 +81,13 @@ def masked_leaks(mine: torch.Tensor, allowed: torch.Tensor | None, limit: float 
         column = leaked[..., key]
         keys.append(f"forbidden key {key} gets weight up to {mine[..., key][column].abs().max().item():.2g} in "
                     f"{int(column.sum())} row{'s' if int(column.sum()) > 1 else ''}")
-    return listing(keys) + f" (a masked key must get weight <= {limit:g})."
+    rule = "exactly 0" if limit == 0 else f"at most {limit:g}"
+    return listing(keys) + f" (a masked key must get weight {rule})."
 
 
 def row_sums(mine: torch.Tensor, atol: float = 1e-5) -> str:
     sums = mine.sum(-1)
-    off = (sums - 1).abs() > atol
+    off = ~((sums - 1).abs() <= atol)  # NaN sums are off too
     if not off.any():
         return ""
     indices = [tuple(i) for i in off.nonzero().tolist()]
