@@ -23,6 +23,7 @@ from types import ModuleType
 import pytest
 
 from autograder import paths
+from autograder.diagnosis import MISTAKES
 from tests.classroom import grade, solution_text, stub_text, write_class
 
 pytestmark = pytest.mark.slow
@@ -111,6 +112,9 @@ def test_entry_is_well_formed(name):
     compile(student_text(name), f"{name}.py", "exec")
     if name in WRONG:
         assert isinstance(entry.MISTAKE, str) and entry.MISTAKE.strip()
+        ids = [entry.MISTAKE_ID] if isinstance(entry.MISTAKE_ID, str) else entry.MISTAKE_ID
+        unknown_ids = [i for i in ids if i not in MISTAKES]
+        assert ids and not unknown_ids, f"MISTAKE_ID names no mistake of autograder/diagnosis/catalog.py: {unknown_ids}"
         assert entry.CAUGHT_BY and isinstance(entry.CAUGHT_BY, list)
         unknown = set(entry.CAUGHT_BY) - hidden_test_names(entry.ASSIGNMENT)
         assert not unknown, f"CAUGHT_BY names no hidden test of {entry.ASSIGNMENT}: {sorted(unknown)}"
@@ -210,3 +214,48 @@ def test_grading_is_deterministic(graded):
     for name in subset:
         assert summary(again[name]) == summary(graded["results"][name]), f"{name} graded differently"
         assert again[name].score == graded["results"][name].score
+
+
+# --- the feedback names the mistake each entry makes, and no other ---------------------------------------
+
+TABLE = paths.ROOT / "out" / "diagnosis_table.md"
+
+
+def labelled(name: str) -> set[str]:
+    """The mistakes an entry makes (MISTAKE_ID: one id, or a list for an entry with several)."""
+    if name in CORRECT:
+        return set()
+    mistake = WRONG[name].MISTAKE_ID
+    return {mistake} if isinstance(mistake, str) else set(mistake)
+
+
+def named(graded, name: str) -> set[str]:
+    mine = own_tests(graded["results"][name], ENTRIES[name].ASSIGNMENT)
+    return {d.mistake for t in mine for d in t.diagnoses}
+
+
+def diagnosis_table(graded) -> tuple[str, float]:
+    """The table for the closing note, and the share of single-mistake entries whose mistake is named."""
+    lines = ["| entry | labelled mistake | mistakes the feedback names | verdict |", "|---|---|---|---|"]
+    single = right = 0
+    for name in sorted(ENTRIES):
+        made, said = labelled(name), named(graded, name)
+        verdict = ("WRONG CAUSE" if said - made else "named" if made and made <= said
+                   else "partly named" if said else "not named" if made else "nothing named (correct)")
+        if len(made) == 1:
+            single, right = single + 1, right + (made <= said)
+        lines.append(f"| {name} | {', '.join(sorted(made)) or '(correct)'} | {', '.join(sorted(said)) or '-'} | "
+                     f"{verdict} |")
+    share = right / single if single else 0.0
+    lines.append(f"\nRight mistake named for {right} of {single} single-mistake entries ({share:.0%}).")
+    return "\n".join(lines) + "\n", share
+
+
+def test_feedback_names_the_mistake_made_and_no_other(graded):
+    text, share = diagnosis_table(graded)
+    TABLE.parent.mkdir(exist_ok=True)
+    TABLE.write_text(text, encoding="utf-8")
+    print(text)
+    wrong = {name: named(graded, name) - labelled(name) for name in ENTRIES if named(graded, name) - labelled(name)}
+    assert not wrong, f"feedback names mistakes the code does not make: {wrong}"
+    assert share >= 0.9, f"the right mistake is named for only {share:.0%} of single-mistake entries:\n{text}"

@@ -47,19 +47,18 @@ def test_file_leaves_the_kernel_watch_alone(student):
 def check_scores(student, name, scale_of, shapes, seed):
     for B, T_q, T_k, d in shapes:
         Q, K = inputs(seed, (B, T_q, d), (B, T_k, d))
-        reply = student.run(name, Q, K, check_inputs=True)
+        reply = student.run(name, Q, K, check_inputs=True, more=[((Q, K), {})])
+        expect.same_each_time(reply.outputs, f"{name}(Q, K)")
         expect.shape(reply.output, (B, T_q, T_k), f"{name}(Q, K) with B={B}, T_q={T_q}, T_k={T_k}",
-                     "Scores are (B, T_q, T_k): Q @ K.transpose(-2, -1); `.T` on a 3-D tensor reverses all "
-                     "dims, and squeeze() without a dim drops B=1 or T_q=1.")
+                     "Scores are (B, T_q, T_k): one row per query, one column per key, for every batch item.")
         expect.within(reply.output, scores_reference(Q, K, scale_of(d)), f"{name} at B={B}, T_q={T_q}, "
                       f"T_k={T_k}, d={d}", HINTS[name])
         if any(reply.inputs_changed):
             raise StudentFault(f"{name} changed Q or K in place; a score function must not modify its inputs.")
 
 
-HINTS = {"dot_scores": "e_ij = q_i . k_j with no scaling; row i is a query, column j a key (Q @ K^T, not K @ Q^T).",
-         "scaled_dot_scores": "Divide the dot products by sqrt(d_k) with d_k = K.shape[-1]: not by d_k, not by "
-                              "sqrt(T_k), not by a hard-coded number, and divide rather than multiply."}
+HINTS = {"dot_scores": "e_ij = q_i . k_j with no scaling; row i is a query, column j a key.",
+         "scaled_dot_scores": "e_ij = q_i . k_j / sqrt(d_k), with d_k = K.shape[-1] (this check uses several d_k)."}
 
 
 @pytest.mark.question("dot_scores")
@@ -82,8 +81,7 @@ def check_score_gradients(student, name, scale):
     Q, K, seed = inputs(30, (2, 3, 9), (2, 5, 9), (2, 3, 5))
     reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
     for index, what in ((0, "Q"), (1, "K")):
-        expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}",
-                            "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
+        expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}")
     expect.within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale), f"the gradient of {name} w.r.t. Q")
 
 
@@ -168,7 +166,7 @@ def test_general_score_gradients(student):
                         backward={"grad": seed})
     for name, grad in [("Q", reply.arg_grads.get("0")), ("K", reply.arg_grads.get("1")),
                        ("self.W.weight", reply.param_grads.get("W.weight"))]:
-        expect.grad_present(grad, name, "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
+        expect.grad_present(grad, name)
     KW, dKW = tol.matmul(K, W.double().T)
     expect.within(reply.arg_grads["0"], tol.matmul(seed, KW, 0.0, dKW), "the gradient with respect to Q")
 
@@ -222,12 +220,14 @@ def test_additive_score_values(student):
 @pytest.mark.tags("graph cut")
 def test_additive_score_gradients(student):
     """Gradients flow from the scores to Q, K, W_q, W_k and v"""
-    Q, K, seed = inputs(11, (2, 3, 4), (2, 5, 6), (2, 3, 5))
-    reply = student.run("AdditiveScore", Q, K, init=(4, 6, 3), grad_args=(0, 1), backward={"grad": seed})
+    Q, K, seed, Wq, Wk, v = inputs(11, (2, 3, 4), (2, 5, 6), (2, 3, 5), (3, 4), (3, 6), (1, 3))
+    params = {"W_q.weight": Wq * 0.7, "W_k.weight": Wk * 0.7, "v.weight": v}  # known weights: values judged too
+    reply = student.run("AdditiveScore", Q, K, init=(4, 6, 3), params=params, grad_args=(0, 1),
+                        backward={"grad": seed})
     grads = [("Q", reply.arg_grads.get("0")), ("K", reply.arg_grads.get("1"))]
     grads += [(f"self.{n}", reply.param_grads.get(n)) for n in ("W_q.weight", "W_k.weight", "v.weight")]
     for name, grad in grads:
-        expect.grad_present(grad, name, "Avoid .detach(), torch.no_grad(), .data and NumPy round trips.")
+        expect.grad_present(grad, name)
 
 
 MASK_HINT = ("A masked key must end with weight exactly 0 after softmax, for any allowed scores in the range the "
@@ -259,8 +259,7 @@ def check_masked_scores(got, scores, allowed, what):
     got = expect.shape(got, tuple(scores.shape), what, "Masking keeps the scores' shape.")
     kept = got.double()[allowed] - scores.double()[allowed]
     if not (kept.abs() <= 2 * tol.U * scores.double()[allowed].abs()).all():
-        raise StudentFault(f"{what}: allowed scores changed (mask 1/True must keep the score). Is the mask inverted, "
-                           "or multiplied into the scores?")
+        raise StudentFault(f"{what}: allowed scores changed (mask 1/True must keep the score).")
     # The rule is about what the masked scores do: after a float32 softmax they must weigh exactly 0.
     expect.masked_are_zero(torch.softmax(got.float(), dim=-1), allowed, what, MASK_HINT)
 
@@ -338,7 +337,7 @@ def test_attention_weights_mask(student):
         got = expect.shape(reply.output, tuple(scores.shape), what)
         want = weights_reference(scores, allowed)
         expect.masked_are_zero(got, allowed, what, MASK_HINT)
-        expect.rows_sum_to_one(got, what, "Mask before softmax; do not zero weights afterwards.", want)
+        expect.rows_sum_to_one(got, what, "", want)
         expect.within(got, want, what)
         if any(reply.inputs_changed):
             raise StudentFault(f"{what} modified the scores passed in: mask with masked_fill (a new tensor), "
@@ -371,8 +370,8 @@ def test_attention_weights_large_scores(student):
     """Large scores such as [1000, 999, 0] give finite, correct weights"""
     scores = torch.tensor([[[1000.0, 999.0, 0.0, 998.5], [-1000.0, 0.0, 1000.0, 990.0]]])
     expect.within(student.call("attention_weights", scores), weights_reference(scores),
-                  "attention_weights of [1000, 999, 0, 998.5]", "exp(1000) overflows: subtract the row maximum "
-                  "first, or use F.softmax.")
+                  "attention_weights of [1000, 999, 0, 998.5]", "Scores here are in the thousands (exp() of such a "
+                  "score is beyond float32); the weights must still be finite and right.")
 
 
 def as_allowed(got, what):
@@ -512,12 +511,16 @@ def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
              f"{', '.join(f'{h:.3f}' for h in scaled)} (reference raw {saturation_reference['raw']}, scaled "
              f"{saturation_reference['scaled']}).")
     run.verdict(story)
-    if not (raw[0] - raw[1] > 0.1 and raw[1] - raw[2] > 0.1 and raw[2] < 0.5):
-        raise StudentFault("raw dot-product scores should saturate the softmax as d_k grows (entropy falling "
-                           "towards 0), but they do not: " + story)
+    missed = [text for ok, text in (
+        (raw[0] - raw[1] > 0.1, f"from d_k = 8 to 64 it falls by {raw[0] - raw[1]:.3f}, not by more than 0.1"),
+        (raw[1] - raw[2] > 0.1, f"from d_k = 64 to 256 it falls by {raw[1] - raw[2]:.3f}, not by more than 0.1"),
+        (raw[2] < 0.5, f"at d_k = 256 it is {raw[2]:.3f}, not below 0.5")) if not ok]
+    if missed:
+        raise StudentFault("the raw-score entropy should fall towards 0 as d_k grows, but " + "; ".join(missed)
+                           + ". " + story)
     if abs(scaled[2] - scaled[0]) > 0.1:
-        raise StudentFault("scaled scores should keep the entropy nearly constant across d_k, but they do not: "
-                           + story + " Check the 1/sqrt(d_k) scale.")
+        raise StudentFault(f"the scaled-score entropy should stay within 0.1 nats across d_k, but it moves by "
+                           f"{abs(scaled[2] - scaled[0]):.3f} from d_k = 8 to 256. " + story)
 
 
 @pytest.mark.question("saturation")

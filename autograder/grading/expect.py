@@ -1,8 +1,12 @@
-"""Comparisons that fail with a message a student can act on (shape, values, masks, sums)."""
+"""Comparisons that fail with a message a student can act on (shape, values, masks, sums). A message states the
+symptom exactly (diagnosis/symptoms.py: which rows, keys or entries, by how much); why it happened is for the
+diagnosis to say, and only when it is proven."""
 from __future__ import annotations
 
 import torch
 
+from ..diagnosis import structural, symptoms
+from ..diagnosis.compare import gap
 from . import tolerance
 from .student import StudentFault, as_tensor
 
@@ -22,11 +26,10 @@ def close(value: object, expected: torch.Tensor, what: str, hint: str = "",
     tensor = shape(value, tuple(expected.shape), what)
     got, want = tensor.double(), expected.double()
     if not torch.isfinite(got).all() and torch.isfinite(want).all():
-        raise StudentFault(f"{what} contains NaN or infinity where the reference has none. {hint}".strip())
+        raise StudentFault(f"{symptoms.describe(tensor, want, what)} {hint}".strip())
     if not torch.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
-        error = (got - want).abs().nan_to_num(float("inf")).max().item()
-        raise StudentFault(f"{what} is wrong: largest difference from the reference is {error:.3g} "
-                           f"(tolerance rtol={rtol:g}, atol={atol:g}). {hint}".strip())
+        raise StudentFault(f"{symptoms.describe(tensor, want, what, rtol=rtol, atol=atol)} (tolerance rtol={rtol:g}, "
+                           f"atol={atol:g}) {hint}".strip())
     return tensor
 
 
@@ -35,11 +38,12 @@ def within(value: object, reference: tuple, what: str, hint: str = "") -> torch.
     want, bound = reference
     tensor = shape(value, tuple(want.shape), what)
     if not torch.isfinite(tensor).all() and torch.isfinite(want).all():
-        raise StudentFault(f"{what} contains NaN or infinity where the reference has none. {hint}".strip())
+        raise StudentFault(f"{symptoms.describe(tensor, want, what)} {hint}".strip())
     ok, error, allowed = tolerance.within(tensor, want, bound)
     if not ok:
-        raise StudentFault(f"{what} is wrong: it differs from the reference by {error:.3g} where float32 "
-                           f"rounding explains at most {allowed:.3g}. {hint}".strip())
+        slack = tolerance.SAFETY * bound.double().max().item()
+        raise StudentFault(f"{symptoms.describe(tensor, want, what, rtol=0.0, atol=slack)} (float32 rounding explains "
+                           f"at most {allowed:.3g} at the largest difference) {hint}".strip())
     return tensor
 
 
@@ -51,8 +55,9 @@ def same_each_time(outputs: tuple, what: str) -> None:
         if len(again) != len(first) or not all(
                 isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
                 and torch.equal(a.double().nan_to_num(), b.double().nan_to_num()) for a, b in zip(first, again)):
-            raise StudentFault(f"{what} gave different results for the same inputs: the answer must not be random "
-                               "(for a layer: no dropout or random numbers in eval() mode).")
+            raise StudentFault(f"{what} gave different results for the same inputs; a grader can only check an answer "
+                               "that is the same each time (for a layer: in eval() mode).",
+                               diagnoses=(structural.random_result(what, gap(again, first)),))
 
 
 def rows_sum_to_one(weights: torch.Tensor, what: str, hint: str = "", reference: tuple | None = None) -> None:
@@ -63,9 +68,7 @@ def rows_sum_to_one(weights: torch.Tensor, what: str, hint: str = "", reference:
     if reference is not None:
         atol = max(atol, tolerance.SAFETY * reference[1].sum(-1).max().item() + tolerance.gamma(weights.shape[-1]))
     if not torch.allclose(sums, torch.ones_like(sums), atol=atol, rtol=0):
-        worst = (sums - 1).abs().nan_to_num(float("inf")).max().item()
-        raise StudentFault(f"{what}: each query's weights should sum to 1 over the keys (last dim), "
-                           f"but a row is off by {worst:.3g}. {hint}".strip())
+        raise StudentFault(f"{what}: {symptoms.row_sums(weights.double(), atol)} {hint}".strip())
 
 
 def masked_are_zero(weights: torch.Tensor, allowed: torch.Tensor, what: str, hint: str = "",
@@ -76,13 +79,17 @@ def masked_are_zero(weights: torch.Tensor, allowed: torch.Tensor, what: str, hin
         raise StudentFault(f"{what}: the weights have shape {tuple(weights.shape)}, expected {tuple(allowed.shape)}.")
     leaked = weights.double().masked_fill(allowed.bool(), 0).abs().max().item()
     if not leaked <= limit:
-        raise StudentFault(f"{what}: forbidden (masked) keys still get weight {leaked:.3g}; they must get exactly 0. "
-                           f"{hint}".strip())
+        raise StudentFault(f"{what}: {symptoms.masked_leaks(weights.double(), allowed, limit)} {hint}".strip())
 
 
 def grad_present(grad: object, what: str, hint: str = "") -> torch.Tensor:
+    """A gradient reached `what`. The fault says which gradient is missing; whether that is a cut graph is for
+    the diagnosis to say (grading/diagnose.py: only when the call's result itself is right)."""
     if not isinstance(grad, torch.Tensor):
-        raise StudentFault(f"no gradient reached {what}: the computation graph is cut. {hint}".strip())
-    if not torch.isfinite(grad).all() or grad.abs().max().item() == 0:
-        raise StudentFault(f"the gradient reaching {what} is zero or not finite. {hint}".strip())
-    return grad
+        fault = StudentFault(f"no gradient reached {what}. {hint}".strip())
+    elif not torch.isfinite(grad).all() or grad.abs().max().item() == 0:
+        fault = StudentFault(f"the gradient reaching {what} is zero or not finite. {hint}".strip())
+    else:
+        return grad
+    fault.no_gradient = what
+    raise fault

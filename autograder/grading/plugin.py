@@ -15,6 +15,7 @@ from typing import Callable
 import pytest
 
 from ..sandbox import ForkServer
+from .diagnose import explain_failure
 from .results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, save
 from .student import StudentFault, StudentFile
 from .submissions import Submission, result_stem
@@ -106,6 +107,20 @@ class GradingPlugin:
         if assignment not in handles:
             handles[assignment] = StudentFile(self.server, submission.files[assignment])
         return handles[assignment]
+
+    # --- diagnosis --------------------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):
+        """A failed test's fault gets the diagnoses of the calls the test made (grading/diagnose.py); a test
+        that passes costs nothing here."""
+        student = pyfuncitem.funcargs.get("student")
+        start = len(student.diagnoser) if isinstance(student, StudentFile) else None
+        try:
+            return (yield)
+        except StudentFault as fault:
+            if start is not None and fault.attempted:
+                fault.diagnoses = explain_failure(student, start, fault)
+            raise
 
     # --- scoring ----------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)

@@ -40,10 +40,10 @@ class DiskFull(OSError):
 
 
 def grader_version(graders_dir: Path = paths.GRADERS_DIR) -> str:
-    """Changes whenever a hidden test, the grading engine or a reference solution changes."""
+    """Changes whenever a hidden test, the grading engine, the diagnosis or a reference solution changes."""
     digest = hashlib.sha256()
     folders = [graders_dir, paths.ROOT / "autograder" / "grading", paths.ROOT / "autograder" / "sandbox",
-               paths.SOLUTIONS_DIR]
+               paths.ROOT / "autograder" / "diagnosis", paths.SOLUTIONS_DIR]
     for folder in folders:
         for file in sorted(folder.rglob("*.py")):
             digest.update(file.as_posix().encode())

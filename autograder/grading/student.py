@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
+from .diagnose import explain_exception, record_call
 from .results import Diagnosis
 from .submissions import SourceFile
 
@@ -81,6 +83,7 @@ class StudentFile:
         self.fatal: str | None = source.problem
         self.output: list[str] = []
         self.deadline = time.monotonic() + server.config.limits.submission_seconds
+        self.diagnoser = Diagnoser()  # every call and what came back, for explaining a failure
 
     def _connect(self):
         if self.fatal:
@@ -127,14 +130,18 @@ class StudentFile:
         if not reply["ok"]:
             error = reply.get("error")
             kind = error.get("type") if isinstance(error, dict) else None
-            fault = NotAttempted if kind in ("Missing", "NotImplementedError") else StudentFault
-            raise fault(explain_error(what, error, self.load_errors))
+            if kind in ("Missing", "NotImplementedError"):
+                raise NotAttempted(explain_error(what, error, self.load_errors))
+            record_call(self.diagnoser, request, reply)
+            text, diagnoses = explain_exception(what, error) if isinstance(error, dict) else (f"{what} failed", ())
+            raise StudentFault(text, diagnoses=diagnoses)
         # The reply is the child's word: a file that rewired its own process may send anything, and
         # whatever shape it has must end as the student's failure, never as a grader error.
         fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "inputs_changed": list, "more": list}
         for key, kind in fields.items():
             if reply.get(key) is not None and not isinstance(reply[key], kind):
                 raise StudentFault(f"calling {what}: the process sent back a malformed reply ({key})")
+        record_call(self.diagnoser, request, reply)
         return Reply(reply.get("output"), reply.get("arg_grads") or {}, reply.get("param_grads") or {},
                      reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()),
                      tuple(reply.get("more") or ()))
@@ -165,7 +172,8 @@ def check_watch(what: str, reply: dict) -> None:
                            "Your instructor will see this.")
     if fused:
         names = ", ".join(str(n)[:80] for n in fused[:4])
-        raise StudentFault(f"calling {what} ran {names}: {FUSED_HINT}")
+        raise StudentFault(f"calling {what} ran {names}: {FUSED_HINT}",
+                           diagnoses=(structural.forbidden_api(f"calling {what} ran {names}"),))
 
 
 def clean_errors(errors: object) -> list[dict]:

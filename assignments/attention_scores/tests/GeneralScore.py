@@ -21,5 +21,48 @@ def test_general_score(GeneralScore):
     scores = score(Q, K)
     assert tuple(scores.shape) == (1, 1, 2), f"expected (B, T_q, T_k) = (1, 1, 2), got {tuple(scores.shape)}"
     assert torch.allclose(scores, torch.tensor([[[1.0, 2.0]]])), (
-        "e_ij = q_i^T W k_j: map each key with W (self.W(K)) and dot it with the query. "
-        "Using W^T, or applying W to the queries, gives other numbers.")
+        f"e_ij = q_i^T W k_j with W = self.W.weight gives [[[1.0, 2.0]]] here, got {scores.tolist()}."
+        + known_mistake("test_general_score", 0, scores))
+
+
+# What known mistakes give on these checks' fixed inputs, by check and call, and the right results (made by `make assignments`).
+nan, inf = float("nan"), float("inf")
+KNOWN_MISTAKES = {'test_general_score': [[]]}
+RIGHT_RESULTS = {'test_general_score': [(False, [[[[1.0, 2.0]]]])]}
+
+
+def known_mistake(check, call, result):
+    """A sentence naming the known mistakes whose numbers on this check's inputs equal your result, or ""."""
+    import torch
+    try:
+        parts = list(result) if isinstance(result, (tuple, list)) else [result]
+        named = []
+        for title, is_pair, expected in KNOWN_MISTAKES.get(check, [[]] * (call + 1))[call]:
+            if is_pair != isinstance(result, (tuple, list)) or len(parts) != len(expected):
+                continue
+            if all(_same(part, torch.tensor(values)) for part, values in zip(parts, expected)):
+                named.append(title)
+    except Exception:  # a result of another kind: nothing to say about it
+        return ""
+    if not named:
+        return ""
+    return " Your result is what this known mistake gives: " + "; ".join(dict.fromkeys(named)) + "."
+
+
+def right_result(check, call):
+    """The right result of that call of the check, as a tensor or a tuple of tensors."""
+    import torch
+    is_pair, values = RIGHT_RESULTS[check][call]
+    parts = [torch.tensor(v) for v in values]
+    return tuple(parts) if is_pair else parts[0]
+
+
+def _same(part, expected):
+    import torch
+    if not isinstance(part, torch.Tensor) or tuple(part.shape) != tuple(expected.shape):
+        return False
+    if expected.dtype == torch.bool or part.dtype == torch.bool:
+        return part.dtype == expected.dtype and torch.equal(part, expected)
+    mine, theirs = part.detach().double(), expected.double()
+    scale = theirs[theirs.isfinite()].abs().max().item() if theirs.isfinite().any() else 0.0
+    return torch.allclose(mine, theirs, rtol=1e-4, atol=1e-5 * max(1.0, scale), equal_nan=True)

@@ -14,13 +14,57 @@ def test_apply_mask(apply_mask):
     before = scores.clone()
     masked = apply_mask(scores, torch.tensor([[[1, 0, 1]]]))
     assert torch.equal(scores, before), "apply_mask changed its input: use masked_fill, not masked_fill_"
-    assert masked[0, 0, 0] == 1.0 and masked[0, 0, 2] == 3.0, "allowed keys (mask 1) keep their scores"
+    assert masked[0, 0, 0] == 1.0 and masked[0, 0, 2] == 3.0, (
+        "allowed keys (mask 1) keep their scores." + known_mistake("test_apply_mask", 0, masked))
     weight = torch.softmax(masked.float(), dim=-1)[0, 0, 1].item()
     assert weight == 0.0, (
-        f"after softmax the forbidden key (mask 0) still has weight {weight:.3g}; it must be exactly 0. "
-        "Mask value 0 = forbidden: fill its score with float('-inf'); do not multiply the scores by the mask.")
+        f"after softmax the forbidden key (mask 0) still has weight {weight:.3g}; it must be exactly 0 (mask value "
+        "0 = forbidden)." + known_mistake("test_apply_mask", 0, masked))
     far = apply_mask(torch.tensor([[[-300.0, 0.0, -310.0]]]), torch.tensor([[[1, 0, 1]]]))
     weight = torch.softmax(far.float(), dim=-1)[0, 0, 1].item()
     assert weight == 0.0, (
-        f"with allowed scores of -300 and -310 the forbidden key still gets weight {weight:.3g}: a fill such as "
-        "-30 is not low enough. Use float('-inf').")
+        f"with allowed scores of -300 and -310 the forbidden key still gets weight {weight:.3g}; it must be exactly "
+        "0 for any allowed scores." + known_mistake("test_apply_mask", 1, far))
+
+
+# What known mistakes give on these checks' fixed inputs, by check and call, and the right results (made by `make assignments`).
+nan, inf = float("nan"), float("inf")
+KNOWN_MISTAKES = {'test_apply_mask': [[('the mask is inverted: keys with mask 1 (allowed) are hidden and keys with mask 0 kept', False, [[[[-inf, 2.0, -inf]]]]), ('forbidden scores become 0 instead of -inf (the scores multiplied by the mask, or filled with a number near 0), so forbidden keys still get weight', False, [[[[1.0, 0.0, 3.0]]]]), ('the 0/1 mask is added to the scores (as for an additive float mask) instead of filling forbidden scores with -inf', False, [[[[2.0, 2.0, 4.0]]]]), ("the mask never reaches the scores (masked_fill's result is not kept, or the mask is not used)", False, [[[[1.0, 2.0, 3.0]]]])], [('the mask is inverted: keys with mask 1 (allowed) are hidden and keys with mask 0 kept', False, [[[[-inf, 0.0, -inf]]]]), ('the 0/1 mask is added to the scores (as for an additive float mask) instead of filling forbidden scores with -inf', False, [[[[-299.0, 0.0, -309.0]]]])]]}
+RIGHT_RESULTS = {'test_apply_mask': [(False, [[[[1.0, -inf, 3.0]]]]), (False, [[[[-300.0, -inf, -310.0]]]])]}
+
+
+def known_mistake(check, call, result):
+    """A sentence naming the known mistakes whose numbers on this check's inputs equal your result, or ""."""
+    import torch
+    try:
+        parts = list(result) if isinstance(result, (tuple, list)) else [result]
+        named = []
+        for title, is_pair, expected in KNOWN_MISTAKES.get(check, [[]] * (call + 1))[call]:
+            if is_pair != isinstance(result, (tuple, list)) or len(parts) != len(expected):
+                continue
+            if all(_same(part, torch.tensor(values)) for part, values in zip(parts, expected)):
+                named.append(title)
+    except Exception:  # a result of another kind: nothing to say about it
+        return ""
+    if not named:
+        return ""
+    return " Your result is what this known mistake gives: " + "; ".join(dict.fromkeys(named)) + "."
+
+
+def right_result(check, call):
+    """The right result of that call of the check, as a tensor or a tuple of tensors."""
+    import torch
+    is_pair, values = RIGHT_RESULTS[check][call]
+    parts = [torch.tensor(v) for v in values]
+    return tuple(parts) if is_pair else parts[0]
+
+
+def _same(part, expected):
+    import torch
+    if not isinstance(part, torch.Tensor) or tuple(part.shape) != tuple(expected.shape):
+        return False
+    if expected.dtype == torch.bool or part.dtype == torch.bool:
+        return part.dtype == expected.dtype and torch.equal(part, expected)
+    mine, theirs = part.detach().double(), expected.double()
+    scale = theirs[theirs.isfinite()].abs().max().item() if theirs.isfinite().any() else 0.0
+    return torch.allclose(mine, theirs, rtol=1e-4, atol=1e-5 * max(1.0, scale), equal_nan=True)

@@ -20,4 +20,70 @@ def test_single_head_attention(SingleHeadAttention):
     output, weights = layer(x_q, x_kv)
     assert tuple(output.shape) == (2, 3, 4) and tuple(weights.shape) == (2, 3, 5), (
         f"cross-attention with T_q = 3 queries and T_k = 5 keys should give output (2, 3, 4) and weights (2, 3, 5), "
-        f"got {tuple(output.shape)} and {tuple(weights.shape)}: keys and values come from x_kv")
+        f"got {tuple(output.shape)} and {tuple(weights.shape)} (queries come from x_q, keys and values from x_kv)")
+
+
+@test_case(points=None, hidden=False)
+def test_single_head_attention_values(SingleHeadAttention):
+    import torch
+    layer = SingleHeadAttention(d_model=6, d_k=2)  # d_model != d_k: the scale is 1 / sqrt(2)
+    with torch.no_grad():
+        layer.W_Q.weight.copy_(torch.tensor([[1.0, 0.0, 1.0, 0.0, 2.0, 0.0], [0.0, 1.0, 0.0, -1.0, 0.0, 1.0]]))
+        layer.W_K.weight.copy_(torch.tensor([[0.5, 1.0, 0.0, 0.0, 1.0, -1.0], [1.0, 0.0, 2.0, 1.0, 0.0, 0.0]]))
+        layer.W_V.weight.copy_(torch.tensor([[1.0, 1.0, 0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 2.0, -1.0, 0.0]]))
+    x_q = torch.tensor([[[1.0, 0.5, -1.0, 0.0, 1.0, 2.0], [0.0, 1.0, 1.0, -0.5, 0.0, 1.0]]])
+    x_kv = torch.tensor([[[1.0, 0.0, 0.0, 1.0, 0.5, 0.0], [0.0, 2.0, -1.0, 0.0, 1.0, 1.0],
+                          [1.0, 1.0, 1.0, 0.0, -1.0, 0.5]]])
+    result = layer(x_q, x_kv)
+    assert isinstance(result, tuple) and len(result) == 2, "forward should return a tuple (output, weights)"
+    output, weights = right_result("test_single_head_attention_values", 0)
+    same = all(tuple(mine.shape) == tuple(right.shape) and torch.allclose(mine.double(), right.double(), atol=1e-4)
+               for mine, right in zip(result, (output, weights)))
+    assert same, (
+        "cross-attention with these fixed weights should give the output "
+        f"{[[round(v, 4) for v in row] for row in output[0].tolist()]} and the weights "
+        f"{[[round(v, 4) for v in row] for row in weights[0].tolist()]}, but gave other numbers."
+        + known_mistake("test_single_head_attention_values", 0, result))
+
+
+# What known mistakes give on these checks' fixed inputs, by check and call, and the right results (made by `make assignments`).
+nan, inf = float("nan"), float("inf")
+KNOWN_MISTAKES = {'test_single_head_attention_values': [[('the scores are divided by d_k instead of sqrt(d_k)', True, [[[[1.8524668, 1.7510088], [2.0222527, 1.8259536]]], [[[0.43434052, 0.007955224, 0.55770426], [0.31968195, 0.0035513457, 0.6767667]]]]), ('the scores are divided by sqrt(T_k), the number of keys, instead of sqrt(d_k)', True, [[[[1.8623147, 1.7699069], [2.0574225, 1.8456535]]], [[[0.42652605, 0.0042075111, 0.56926644], [0.29559733, 0.001636968, 0.7027657]]]]), ('the scores are divided by a fixed sqrt(64) = 8 instead of sqrt(d_k) read from the keys', True, [[[[1.95894, 1.1894676], [1.9714596, 1.289335]]], [[[0.411121, 0.15124297, 0.43763603], [0.39511906, 0.12827638, 0.47660456]]]]), ('the scores are multiplied by sqrt(d_k) instead of divided by it', True, [[[[2.0046463, 1.8348653], [2.3394375, 1.9464778]]], [[[0.33023712, 4.0303681e-06, 0.66975885], [0.10704177, 3.1760472e-07, 0.89295791]]]]), ('`d_k ** 1/2` is not sqrt(d_k): ** binds before /, so it is d_k / 2 (and `x / d_k ** 1/2` is x / d_k / 2); write d_k ** 0.5 or math.sqrt(d_k)', True, [[[[1.8685948, 1.5409528], [1.9347345, 1.6400561]]], [[[0.44082309, 0.059658917, 0.499518], [0.3905654, 0.041165291, 0.56826931]]]]), ('the scores are scaled by 1/sqrt(d_model) instead of 1/sqrt(d_k), the projected size', True, [[[[1.8460593, 1.7118103], [1.9818026, 1.7904393]]], [[[0.4415772, 0.016850268, 0.54157253], [0.34841121, 0.0088387796, 0.64275001]]]]), ('the softmax runs over the queries, not over the keys (dim=-1)', True, [[[[4.3330506, 0.39578296], [2.1669494, 1.104217]]], [[[0.66976155, 0.80442968, 0.5], [0.33023845, 0.19557032, 0.5]]]]), ('the softmax runs over the queries, not over the keys (dim=-1)', True, [[[[4.3330506, 0.39578296], [2.1669494, 1.104217]]], [[[0.66976155, 0.80442968, 0.5], [0.33023845, 0.19557032, 0.5]]]]), ('the softmax has no dim=, and for 3-D input PyTorch then picks dim 0, the batch', True, [[[[6.5, 1.5], [6.5, 1.5]]], [[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]]]), ('the result is (weights, output) instead of (output, weights)', True, [[[[0.41192736, 0.0014390638, 0.58663358], [0.25706943, 0.00044280986, 0.74248776]]], [[[1.8828285, 1.7882801], [2.1146173, 1.869694]]]]), ('keys and values are built from x_q instead of x_kv (self-attention assumed)', True, [[[[2.017847, -0.023795958], [2.017847, -0.023795958]]], [[[0.011897979, 0.98810202], [0.011897979, 0.98810202]]]]), ('the roles are swapped: queries come from x_kv, keys and values from x_q', True, [[[[3.2812696, -1.7083595], [2.0074258, -0.00990103], [2.098831, -0.13177472]]], [[[0.85417975, 0.14582025], [0.004950515, 0.99504949], [0.065887359, 0.93411264]]]]), ('the keys are projected with W_Q instead of W_K', True, [[[[2.9847536, -1.9208146], [2.9798994, -1.8599686]]], [[[0.0034228363, 0.9797758, 0.016801359], [0.0016618703, 0.96478442, 0.033553711]]]]), ('the values are projected with W_K instead of W_V', True, [[[[0.41480548, 2.5808773], [0.25795505, 2.7407165]]], [[[0.41192736, 0.0014390638, 0.58663358], [0.25706943, 0.00044280986, 0.74248776]]]]), ('the scores are K Q^T instead of Q K^T: rows are keys and columns queries', True, [[[[4.3330506, 0.39578296], [2.1669494, 1.104217]]], [[[0.66976155, 0.33023845], [0.80442968, 0.19557032], [0.5, 0.5]]]])]]}
+RIGHT_RESULTS = {'test_single_head_attention_values': [(True, [[[[1.8828285, 1.7882801], [2.1146173, 1.869694]]], [[[0.41192736, 0.0014390638, 0.58663358], [0.25706943, 0.00044280986, 0.74248776]]]])]}
+
+
+def known_mistake(check, call, result):
+    """A sentence naming the known mistakes whose numbers on this check's inputs equal your result, or ""."""
+    import torch
+    try:
+        parts = list(result) if isinstance(result, (tuple, list)) else [result]
+        named = []
+        for title, is_pair, expected in KNOWN_MISTAKES.get(check, [[]] * (call + 1))[call]:
+            if is_pair != isinstance(result, (tuple, list)) or len(parts) != len(expected):
+                continue
+            if all(_same(part, torch.tensor(values)) for part, values in zip(parts, expected)):
+                named.append(title)
+    except Exception:  # a result of another kind: nothing to say about it
+        return ""
+    if not named:
+        return ""
+    return " Your result is what this known mistake gives: " + "; ".join(dict.fromkeys(named)) + "."
+
+
+def right_result(check, call):
+    """The right result of that call of the check, as a tensor or a tuple of tensors."""
+    import torch
+    is_pair, values = RIGHT_RESULTS[check][call]
+    parts = [torch.tensor(v) for v in values]
+    return tuple(parts) if is_pair else parts[0]
+
+
+def _same(part, expected):
+    import torch
+    if not isinstance(part, torch.Tensor) or tuple(part.shape) != tuple(expected.shape):
+        return False
+    if expected.dtype == torch.bool or part.dtype == torch.bool:
+        return part.dtype == expected.dtype and torch.equal(part, expected)
+    mine, theirs = part.detach().double(), expected.double()
+    scale = theirs[theirs.isfinite()].abs().max().item() if theirs.isfinite().any() else 0.0
+    return torch.allclose(mine, theirs, rtol=1e-4, atol=1e-5 * max(1.0, scale), equal_nan=True)

@@ -6,6 +6,7 @@ trusted by the grader: it only computes, and the parent judges what comes back.
 from __future__ import annotations
 
 import io
+import linecache
 import sys
 import traceback
 import types
@@ -72,8 +73,12 @@ class Harness:
         sys.modules[name] = module
         errors = []
         for index, source in enumerate(request["cells"]):
+            filename = f"<student:{request['filename']}#{index}>"
+            # Tracebacks read source lines through linecache; without this entry the student's own line
+            # would be missing from every error report.
+            linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
             try:
-                code = compile(source, f"<student:{request['filename']}#{index}>", "exec")
+                code = compile(source, filename, "exec")
                 exec(code, module.__dict__)
             except BaseException as exc:  # noqa: BLE001 - a student's SystemExit is an error too
                 errors.append({"cell": index, **describe_error(exc)})

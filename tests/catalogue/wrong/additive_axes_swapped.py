@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_additive_score_gradients',
 ]
 MISTAKE = 'Unsqueezes queries at dim 1 and keys at dim 2, so the scores come out as (B, T_k, T_q).'
+MISTAKE_ID = 'additive-axes-swapped'
 CODE = '''
 class AdditiveScore(nn.Module):
     def __init__(self, d_q, d_k, d_h):

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_additive_score_values',
 ]
 MISTAKE = "Removes v's output dimension with a bare squeeze(), which also drops B = 1 and T_q = 1."
+MISTAKE_ID = 'bare-squeeze'
 CODE = '''
 class AdditiveScore(nn.Module):
     def __init__(self, d_q, d_k, d_h):

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_additive_score_gradients',
 ]
 MISTAKE = "Detaches the projected keys ('the encoder memory is fixed'), so no gradient reaches K or W_k."
+MISTAKE_ID = 'graph-cut'
 CODE = '''
 class AdditiveScore(nn.Module):
     def __init__(self, d_q, d_k, d_h):

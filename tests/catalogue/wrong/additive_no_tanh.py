@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_additive_score_values',
 ]
 MISTAKE = 'Leaves out the tanh: e_ij = v^T (W_q q_i + W_k k_j), a purely linear score.'
+MISTAKE_ID = 'additive-no-tanh'
 CODE = '''
 class AdditiveScore(nn.Module):
     def __init__(self, d_q, d_k, d_h):

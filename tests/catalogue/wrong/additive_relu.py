@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_additive_score_values',
 ]
 MISTAKE = 'Uses ReLU instead of tanh as the hidden non-linearity.'
+MISTAKE_ID = 'additive-relu'
 CODE = '''
 class AdditiveScore(nn.Module):
     def __init__(self, d_q, d_k, d_h):

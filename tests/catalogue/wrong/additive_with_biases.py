@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_additive_score_values',
 ]
 MISTAKE = 'Keeps the default biases in W_q, W_k and v (as in the PyTorch seq2seq tutorial).'
+MISTAKE_ID = 'projection-bias'
 CODE = '''
 class AdditiveScore(nn.Module):
     def __init__(self, d_q, d_k, d_h):

@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_attention_batch_independence',
 ]
 MISTAKE = 'Uses K[0] for every batch item, mixing batch items.'
+MISTAKE_ID = 'batch-crosstalk'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K[0].transpose(-2, -1) / math.sqrt(K.shape[-1])

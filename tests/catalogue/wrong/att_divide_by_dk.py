@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_attention_gradients',
 ]
 MISTAKE = 'Divides the scores by d_k instead of sqrt(d_k).'
+MISTAKE_ID = 'scale-by-dk'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / K.shape[-1]

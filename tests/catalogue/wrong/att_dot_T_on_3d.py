@@ -10,6 +10,7 @@ CAUGHT_BY = [
     'test_attention_leaves_inputs_alone',
 ]
 MISTAKE = 'Uses K.T on the 3-D key tensor, which reverses all dimensions.'
+MISTAKE_ID = 'transpose-all-dims'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.T / math.sqrt(K.shape[-1])

@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_attention_gradients',
 ]
 MISTAKE = 'Computes K @ Q^T (keys as rows) instead of Q @ K^T.'
+MISTAKE_ID = 'k-at-q'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = K @ Q.transpose(-2, -1) / math.sqrt(K.shape[-1])

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_large_scores',
 ]
 MISTAKE = 'Writes softmax as exp(s) / sum exp(s) without subtracting the row maximum (overflows for large scores).'
+MISTAKE_ID = 'softmax-unstable'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

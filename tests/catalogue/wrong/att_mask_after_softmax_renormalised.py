@@ -8,6 +8,7 @@ MISTAKE = (
     'Zeroes the forbidden weights after the softmax and renormalises; a large score on a masked key '
     'underflows every allowed weight (0/0 = NaN).'
 )
+MISTAKE_ID = 'mask-after-softmax-renormalised'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

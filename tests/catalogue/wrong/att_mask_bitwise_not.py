@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_attention_leaves_inputs_alone',
 ]
 MISTAKE = 'Negates the mask with ~mask, which breaks on 0/1 int and float masks.'
+MISTAKE_ID = 'mask-bitwise-not'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_masks',
 ]
 MISTAKE = 'Remembers the first mask seen for each shape and reuses that pattern for later masks of the same shape.'
+MISTAKE_ID = 'mask-cached'
 CODE = '''_patterns = {}
 
 

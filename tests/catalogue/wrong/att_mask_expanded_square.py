@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_masks',
 ]
 MISTAKE = 'Expands the mask to (B, T_k, T_k), as if queries and keys always had the same length.'
+MISTAKE_ID = 'mask-expanded-square'
 CODE = '''def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
     if mask is not None:

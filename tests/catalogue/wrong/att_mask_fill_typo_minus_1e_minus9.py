@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_masks',
 ]
 MISTAKE = 'Types -1e-9 instead of -1e9 as the fill value, which is practically 0.'
+MISTAKE_ID = 'mask-zero-fill'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_masks',
 ]
 MISTAKE = 'Keeps only the first query row of a 3-D mask, as if every mask were a (B, 1, T_k) padding mask.'
+MISTAKE_ID = 'mask-first-row'
 CODE = '''def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
     if mask is not None:

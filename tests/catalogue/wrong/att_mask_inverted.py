@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_masks',
 ]
 MISTAKE = 'Fills where mask == 1, i.e. forbids the allowed keys (nn.MultiheadAttention polarity).'
+MISTAKE_ID = 'mask-inverted'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

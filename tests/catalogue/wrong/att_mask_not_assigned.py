@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_masks',
 ]
 MISTAKE = 'Calls masked_fill without keeping its result, so the mask has no effect.'
+MISTAKE_ID = 'mask-not-applied'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

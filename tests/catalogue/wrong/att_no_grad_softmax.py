@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_gradients',
 ]
 MISTAKE = 'Computes the weights under torch.no_grad(), so no gradient reaches Q or K.'
+MISTAKE_ID = 'graph-cut'
 CODE = '''
 def attention(Q, K, V, mask=None):
     with torch.no_grad():

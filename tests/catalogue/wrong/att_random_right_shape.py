@@ -11,6 +11,7 @@ CAUGHT_BY = [
     'test_attention_leaves_inputs_alone',
 ]
 MISTAKE = 'Returns random weights (softmaxed, so rows sum to 1) and their mix of the values.'
+MISTAKE_ID = 'random-result'
 CODE = '''def attention(Q, K, V, mask=None):
     weights = F.softmax(torch.randn(Q.shape[0], Q.shape[1], K.shape[1]), dim=-1)
     return weights @ V, weights

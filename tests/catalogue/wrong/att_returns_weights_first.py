@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_attention_gradients',
 ]
 MISTAKE = 'Returns (weights, output) instead of (output, weights).'
+MISTAKE_ID = 'returns-weights-first'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_attention_leaves_inputs_alone',
 ]
 MISTAKE = "Scales the queries in place (Q /= sqrt(d_k)), modifying the caller's tensor."
+MISTAKE_ID = 'inputs-modified'
 CODE = '''
 def attention(Q, K, V, mask=None):
     Q /= math.sqrt(K.shape[-1])

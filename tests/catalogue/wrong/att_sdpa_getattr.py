@@ -11,6 +11,7 @@ CAUGHT_BY = [
     'test_attention_leaves_inputs_alone',
 ]
 MISTAKE = 'Reaches the fused kernel through getattr on a name built from pieces, to dodge a source check.'
+MISTAKE_ID = 'forbidden-api'
 CODE = '''def attention(Q, K, V, mask=None):
     fused = getattr(F, "scaled_dot_" + "product_attention")
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

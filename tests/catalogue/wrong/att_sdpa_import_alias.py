@@ -11,6 +11,7 @@ CAUGHT_BY = [
     'test_attention_leaves_inputs_alone',
 ]
 MISTAKE = 'Imports F.scaled_dot_product_attention under another name and calls that for the output.'
+MISTAKE_ID = 'forbidden-api'
 CODE = '''from torch.nn.functional import scaled_dot_product_attention as fast_mix
 
 

@@ -11,6 +11,7 @@ CAUGHT_BY = [
     'test_attention_leaves_inputs_alone',
 ]
 MISTAKE = 'Calls the math kernel torch.ops.aten._scaled_dot_product_attention_math, which returns (output, weights).'
+MISTAKE_ID = 'forbidden-api'
 CODE = '''def attention(Q, K, V, mask=None):
     bias = None
     if mask is not None:

@@ -13,6 +13,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = ('Calls F.scaled_dot_product_attention inside torch._C.DisableTorchFunction() to hide it from the '
            'grader: flagged by the source check and caught at run time.')
+MISTAKE_ID = 'forbidden-api'
 CODE = '''
 def attention(Q, K, V, mask=None):
     bias = None

@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_attention_masks',
 ]
 MISTAKE = 'Takes the softmax over dim 1 (the queries) instead of the keys.'
+MISTAKE_ID = 'softmax-wrong-dim'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_attention_gradients',
 ]
 MISTAKE = 'Forgets the 1/sqrt(d_k) scale.'
+MISTAKE_ID = 'scale-missing'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1)

@@ -10,6 +10,7 @@ CAUGHT_BY = [
     'test_attention_leaves_inputs_alone',
 ]
 MISTAKE = 'Calls F.scaled_dot_product_attention for the output, which the assignment forbids (the layer, the reference one, is unaffected).'
+MISTAKE_ID = 'forbidden-api'
 CODE = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])

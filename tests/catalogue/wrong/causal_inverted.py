@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_causal_mask',
 ]
 MISTAKE = 'Uses torch.triu, marking the future keys as allowed instead of the past ones.'
+MISTAKE_ID = 'causal-inverted'
 CODE = '''
 def causal_mask(T):
     return torch.triu(torch.ones(T, T, dtype=torch.bool))

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_dot_scores_gradients',
 ]
 MISTAKE = 'Computes the scores in NumPy and wraps the result in a new tensor, which cuts the autograd graph.'
+MISTAKE_ID = 'graph-cut'
 CODE = '''
 import numpy as np
 

@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_dot_scores_gradients',
 ]
 MISTAKE = 'Returns random numbers of the right shape (B, T_q, T_k).'
+MISTAKE_ID = 'random-result'
 CODE = '''def dot_scores(Q, K):
     return torch.randn(Q.shape[0], Q.shape[1], K.shape[1])
 '''

@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_softmax_entropy_zeros',
 ]
 MISTAKE = 'Forgets the minus sign and returns sum p log p (a negative number).'
+MISTAKE_ID = 'entropy-missing-minus'
 CODE = '''
 def softmax_entropy(weights):
     return torch.special.xlogy(weights, weights).sum(dim=-1)

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_softmax_entropy_zeros',
 ]
 MISTAKE = 'Computes -(p * p.log()).sum(-1), which is NaN wherever a weight is exactly 0.'
+MISTAKE_ID = 'entropy-nan-at-zero'
 CODE = '''
 def softmax_entropy(weights):
     return -(weights * weights.log()).sum(dim=-1)

@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_general_score_gradients',
 ]
 MISTAKE = 'Applies self.W to the queries instead of the keys.'
+MISTAKE_ID = 'w-transposed'
 CODE = '''
 class GeneralScore(nn.Module):
     def __init__(self, d_q, d_k):

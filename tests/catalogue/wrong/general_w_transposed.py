@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_general_score_gradients',
 ]
 MISTAKE = 'Uses W^T instead of W: multiplies the keys by self.W.weight directly (K @ W computes W^T k).'
+MISTAKE_ID = 'w-transposed'
 CODE = '''
 class GeneralScore(nn.Module):
     def __init__(self, d_q, d_k):

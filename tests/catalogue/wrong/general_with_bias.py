@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_general_score_values',
 ]
 MISTAKE = "Keeps nn.Linear's default bias=True, adding a q . b term to every score."
+MISTAKE_ID = 'projection-bias'
 CODE = '''
 class GeneralScore(nn.Module):
     def __init__(self, d_q, d_k):

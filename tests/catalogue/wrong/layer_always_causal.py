@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_layer_masks',
 ]
 MISTAKE = 'Applies a causal mask whenever a mask is given, whatever that mask says.'
+MISTAKE_ID = 'mask-always-causal'
 CODE = '''class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):
         super().__init__()

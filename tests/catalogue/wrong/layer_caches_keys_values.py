@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_layer_masks',
 ]
 MISTAKE = 'Computes K and V on the first call only and reuses them afterwards (a cache that ignores new inputs).'
+MISTAKE_ID = 'kv-cached'
 CODE = '''class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):
         super().__init__()

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_layer_gradients',
 ]
 MISTAKE = "Detaches the projected values, so W_V and x_kv's value path get no gradient."
+MISTAKE_ID = 'graph-cut'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

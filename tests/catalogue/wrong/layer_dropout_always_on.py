@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_layer_masks',
 ]
 MISTAKE = 'Drops attention weights with F.dropout(training=True), so the layer is random even in eval() mode.'
+MISTAKE_ID = ['dropout-on-weights', 'random-result']
 CODE = '''class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):
         super().__init__()

@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_layer_gradients',
 ]
 MISTAKE = 'Assumes self-attention and builds K and V from x_q, ignoring x_kv.'
+MISTAKE_ID = 'keys-values-from-xq'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_layer_gradients',
 ]
 MISTAKE = "Projects the keys with W_Q (a 'shared' query/key projection), so W_K is never used."
+MISTAKE_ID = 'keys-with-wq'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_layer_masks',
 ]
 MISTAKE = 'Zeroes future weights after the softmax without renormalising.'
+MISTAKE_ID = 'mask-after-softmax'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_layer_masks',
 ]
 MISTAKE = 'Fills where mask == 1, hiding the past instead of the future.'
+MISTAKE_ID = 'mask-inverted'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

@@ -10,6 +10,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = ('Wraps nn.MultiheadAttention and switches torch functions off through getattr on a name built from '
            'pieces, so no name in the file gives it away: caught at run time (the watch sees the switch).')
+MISTAKE_ID = 'forbidden-api'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

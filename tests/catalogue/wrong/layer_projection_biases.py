@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_layer_masks',
 ]
 MISTAKE = "Keeps nn.Linear's default bias=True in the three projections."
+MISTAKE_ID = 'projection-bias'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_layer_cross_attention',
 ]
 MISTAKE = 'Swaps the roles: queries from x_kv, keys and values from x_q.'
+MISTAKE_ID = 'queries-from-xkv'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_layer_gradients',
 ]
 MISTAKE = 'Returns (weights, output) from forward.'
+MISTAKE_ID = 'returns-weights-first'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_layer_masks',
 ]
 MISTAKE = 'Scales by 1/sqrt(d_model) instead of 1/sqrt(d_k).'
+MISTAKE_ID = 'scale-sqrt-dmodel'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

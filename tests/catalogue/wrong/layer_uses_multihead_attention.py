@@ -9,6 +9,7 @@ CAUGHT_BY = [
     'test_layer_gradients',
 ]
 MISTAKE = 'Wraps nn.MultiheadAttention instead of building the layer by hand.'
+MISTAKE_ID = 'forbidden-api'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

@@ -8,6 +8,7 @@ CAUGHT_BY = [
     'test_layer_gradients',
 ]
 MISTAKE = 'Projects the values with W_K (copy-paste slip), so W_V is never used.'
+MISTAKE_ID = 'values-with-wk'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

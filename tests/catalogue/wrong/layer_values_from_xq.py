@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_layer_cross_attention',
 ]
 MISTAKE = 'Takes the keys from x_kv but the values from x_q.'
+MISTAKE_ID = 'values-from-xq'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

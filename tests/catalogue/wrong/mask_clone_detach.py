@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_apply_mask_broadcast_and_inputs',
 ]
 MISTAKE = 'Copies the scores with clone().detach() before filling them, which cuts the gradient to the scores.'
+MISTAKE_ID = 'graph-cut'
 CODE = '''
 def apply_mask(scores, mask):
     masked = scores.clone().detach()

@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_attention_weights_mask',
 ]
 MISTAKE = 'Fills forbidden scores with -10, which still leaves them a visible weight after softmax.'
+MISTAKE_ID = 'mask-small-fill'
 CODE = '''
 def apply_mask(scores, mask):
     return scores.masked_fill(mask == 0, -10.0)

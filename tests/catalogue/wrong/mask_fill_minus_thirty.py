@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_attention_weights_mask',
 ]
 MISTAKE = 'Fills forbidden scores with -30, which wins over allowed scores far below zero.'
+MISTAKE_ID = 'mask-small-fill'
 CODE = '''def apply_mask(scores, mask):
     return scores.masked_fill(mask == 0, -30.0)
 '''

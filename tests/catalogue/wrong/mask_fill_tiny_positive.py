@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_attention_weights_mask',
 ]
 MISTAKE = "Fills forbidden scores with 1e-9 ('a tiny number') instead of -inf."
+MISTAKE_ID = 'mask-zero-fill'
 CODE = '''
 def apply_mask(scores, mask):
     return scores.masked_fill(mask == 0, 1e-9)

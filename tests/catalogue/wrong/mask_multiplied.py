@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_attention_weights_mask',
 ]
 MISTAKE = 'Multiplies the scores by the mask, so forbidden keys get score 0 and still receive weight.'
+MISTAKE_ID = 'mask-zero-fill'
 CODE = '''
 def apply_mask(scores, mask):
     return scores * mask

@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_attention_weights_mask',
 ]
 MISTAKE = 'Calls masked_fill but throws its result away and returns the unmasked scores.'
+MISTAKE_ID = 'mask-not-applied'
 CODE = '''
 def apply_mask(scores, mask):
     scores.masked_fill(mask == 0, float("-inf"))

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_padding_mask',
 ]
 MISTAKE = 'Uses j <= lengths[b], letting one padded key through.'
+MISTAKE_ID = 'padding-off-by-one'
 CODE = '''
 def padding_mask(lengths, T_k):
     positions = torch.arange(T_k, device=lengths.device)

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_padding_mask',
 ]
 MISTAKE = "Builds the padding mask as (B, T_k, 1), which broadcasts over the queries' axis instead of the keys'."
+MISTAKE_ID = 'padding-over-queries'
 CODE = '''
 def padding_mask(lengths, T_k):
     positions = torch.arange(T_k, device=lengths.device)

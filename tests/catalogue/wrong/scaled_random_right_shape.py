@@ -7,6 +7,7 @@ CAUGHT_BY = [
     'test_scaled_dot_scores_gradients',
 ]
 MISTAKE = 'Returns random numbers of the right shape, scaled.'
+MISTAKE_ID = 'random-result'
 CODE = '''def scaled_dot_scores(Q, K):
     return torch.randn(Q.shape[0], Q.shape[1], K.shape[1]) / math.sqrt(K.shape[-1])
 '''

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_weights_gradients',
 ]
 MISTAKE = 'Detaches the scores before the softmax, so no gradient flows back to them.'
+MISTAKE_ID = 'graph-cut'
 CODE = '''
 def attention_weights(scores, mask=None):
     scores = scores.detach()

@@ -8,6 +8,7 @@ MISTAKE = (
     "Masks inside attention_weights with the in-place masked_fill_ (d2l's in-place _sequence_mask style), "
     "overwriting the caller's scores with -inf."
 )
+MISTAKE_ID = 'inputs-modified'
 CODE = '''
 def attention_weights(scores, mask=None):
     if mask is not None:

@@ -8,6 +8,7 @@ MISTAKE = (
     'Writes softmax as exp(s) / sum exp(s) without subtracting the row maximum, which overflows for large '
     'scores.'
 )
+MISTAKE_ID = 'softmax-unstable'
 CODE = '''
 def attention_weights(scores, mask=None):
     if mask is not None:

@@ -5,6 +5,7 @@ CAUGHT_BY = [
     'test_attention_weights_mask',
 ]
 MISTAKE = 'Applies softmax first and then zeroes the forbidden weights, so rows no longer sum to 1.'
+MISTAKE_ID = 'mask-after-softmax'
 CODE = '''
 def attention_weights(scores, mask=None):
     weights = F.softmax(scores, dim=-1)

@@ -8,6 +8,7 @@ MISTAKE = (
     'Applies softmax to the unmasked scores, zeroes forbidden weights and renormalises; a large score on a '
     'masked key underflows every allowed weight to 0 (0/0 = NaN).'
 )
+MISTAKE_ID = 'mask-after-softmax-renormalised'
 CODE = '''
 def attention_weights(scores, mask=None):
     weights = F.softmax(scores, dim=-1)

@@ -8,6 +8,7 @@ MISTAKE = (
     "Masks inside attention_weights with masked_fill(~mask, -inf), which only works for bool masks although "
     "the docstring allows 0/1 int and float masks (~ gives -2/-1 on ints and raises on floats)."
 )
+MISTAKE_ID = 'mask-bitwise-not'
 CODE = '''
 def attention_weights(scores, mask=None):
     if mask is not None:

@@ -6,6 +6,7 @@ CAUGHT_BY = [
     'test_attention_weights_mask',
 ]
 MISTAKE = 'Normalises over dim -2 (the queries) instead of the keys.'
+MISTAKE_ID = 'softmax-wrong-dim'
 CODE = '''
 def attention_weights(scores, mask=None):
     if mask is not None:

@@ -1,0 +1,172 @@
+"""Name a mistake only when its model reproduces what the student's code did, and nothing contradicts it.
+
+A Diagnoser holds the observations of one student's file (every call the graders made, in order). Nothing
+is computed while the student passes. When a check fails, `explain(since)` looks at the calls made since
+the check started: a mistake is named when
+
+- its model reproduces (compare.agree) a call whose result was wrong, and
+- no call of the same target contradicts it: wherever the mistake would have changed the result, the
+  student's result is what the mistake gives (a call where the student is right but the mistake would
+  not be, or where the code raised but the mistake would not, rules it out).
+
+Several mistakes that pass both tests are all named; none: no cause is given (symptoms.py says what is wrong).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..grading.results import Diagnosis
+from .catalog import MISTAKES
+from .compare import agree, gap
+from .model import Model
+from .pipeline import NotApplicable
+from .probe import Observation
+from . import registry
+
+SUPPORT, CONTRADICT, NEUTRAL = "support", "contradict", "neutral"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str
+    error: float = 0.0
+    note: str = ""
+
+
+@dataclass
+class Case:
+    probe: object          # the float64 probe
+    output: object         # the student's result, as the graders judge it (registry.canonical)
+    reference: object      # the right result, or None if the reference could not run (then nothing is judged)
+    deviates: bool
+
+
+class Diagnoser:
+    def __init__(self, models_for: Callable[[str], list[Model]] = registry.models_for,
+                 reference: Callable = registry.reference, canonical: Callable = registry.canonical) -> None:
+        self.observations: list[Observation] = []
+        self._models_for = models_for
+        self._reference = reference
+        self._canonical = canonical
+        self._cases: dict[int, Case] = {}
+        self._verdicts: dict[tuple[int, int], Verdict] = {}
+
+    def record(self, observation: Observation) -> None:
+        self.observations.append(observation)
+
+    def __len__(self) -> int:
+        return len(self.observations)
+
+    def right(self, index: int) -> bool:
+        """Did that call return the right result (as the graders judge it)?"""
+        case = self._case(index)
+        return case.reference is not None and not case.deviates
+
+    def explain(self, since: int = 0) -> tuple[Diagnosis, ...]:
+        """The mistakes that explain a wrong result among the observations from index `since` on."""
+        found: dict[str, Diagnosis] = {}
+        for diagnoses in self.explain_by_target(since).values():
+            for diagnosis in diagnoses:
+                found.setdefault(diagnosis.mistake, diagnosis)
+        return tuple(found.values())
+
+    def explain_by_target(self, since: int = 0) -> dict[str, list[Diagnosis]]:
+        """explain(), grouped by the target whose calls show each mistake."""
+        window = [i for i in range(len(self.observations) - 1, since - 1, -1) if self._case(i).deviates]
+        by_target: dict[str, list[Diagnosis]] = {}
+        for target in dict.fromkeys(self.observations[i].probe.target for i in window):
+            mine = [i for i in window if self.observations[i].probe.target == target]
+            history = [i for i, o in enumerate(self.observations) if o.probe.target == target and i not in mine]
+            findings: dict[str, Diagnosis] = {}
+            for model in self._models_for(target):
+                if model.mistake in findings:
+                    continue
+                support = self._support(model, mine)  # newest first: most models are ruled out at once
+                if support and all(self._verdict(i, model).kind != CONTRADICT for i in history):
+                    findings[model.mistake] = Diagnosis(model.mistake, MISTAKES[model.mistake],
+                                                        self._evidence(*support[-1], len(support)))
+            if findings:
+                by_target[target] = list(findings.values())
+        return by_target
+
+    def last_wrong(self, target: str, since: int = 0) -> Observation | None:
+        """The newest call of `target` from `since` on whose result was wrong."""
+        for index in range(len(self.observations) - 1, since - 1, -1):
+            if self.observations[index].probe.target == target and self._case(index).deviates:
+                return self.observations[index]
+        return None
+
+    def _support(self, model: Model, indices: list[int]) -> list[tuple[int, Verdict]]:
+        """The calls among `indices` that the model reproduces; none if one of them contradicts it."""
+        found = []
+        for index in indices:
+            verdict = self._verdict(index, model)
+            if verdict.kind == CONTRADICT:
+                return []
+            if verdict.kind == SUPPORT:
+                found.append((index, verdict))
+        return found
+
+    # --- the cached steps --------------------------------------------------------------------------
+    def _case(self, index: int) -> Case:
+        if index not in self._cases:
+            observation = self.observations[index]
+            probe = observation.probe.in_float64()
+            output = None if observation.raised else self._canonical(probe.target, observation.output)
+            try:
+                reference = self._canonical(probe.target, self._reference(probe))
+            except Exception:  # noqa: BLE001 - an unknown target or inputs the reference rejects: judge nothing
+                self._cases[index] = Case(probe, output, None, False)
+                return self._cases[index]
+            deviates = observation.raised or not self._agree(probe.target, output, reference).same
+            self._cases[index] = Case(probe, output, reference, deviates)
+        return self._cases[index]
+
+    def _verdict(self, index: int, model: Model) -> Verdict:
+        key = (index, id(model))
+        if key not in self._verdicts:
+            self._verdicts[key] = self._judge(self.observations[index], self._case(index), model)
+        return self._verdicts[key]
+
+    def _judge(self, observation: Observation, case: Case, model: Model) -> Verdict:
+        if case.reference is None:
+            return Verdict(NEUTRAL)
+        try:
+            predicted, note = model.run(case.probe, case.output)
+            predicted = self._canonical(model.target, predicted)
+        except NotApplicable:
+            return Verdict(NEUTRAL)
+        except Exception:  # noqa: BLE001 - the mistaken code would raise here
+            return Verdict(NEUTRAL if observation.raised else CONTRADICT)
+        if observation.raised:
+            return Verdict(NEUTRAL if self._agree(model.target, predicted, case.reference).same else CONTRADICT)
+        found = self._agree(model.target, case.output, predicted)
+        if found.same:  # a right result the mistake also gives shows nothing; a wrong one is evidence
+            return Verdict(SUPPORT, found.error, note) if case.deviates else Verdict(NEUTRAL)
+        if not case.deviates:
+            return Verdict(CONTRADICT)  # the code is right where the mistake would show
+        return Verdict(NEUTRAL if self._agree(model.target, predicted, case.reference).same else CONTRADICT)
+
+    @staticmethod
+    def _agree(target: str, got: object, want: object):
+        return agree(got, want, exact_zeros=target in registry.EXACT_ZEROS)
+
+    def _evidence(self, index: int, verdict: Verdict, count: int) -> str:
+        case = self._cases[index]
+        closeness = "exactly" if verdict.error == 0 else f"to within {verdict.error:.1g}"
+        text = f"on {self.observations[index].probe.describe()}, your result equals what this mistake gives {closeness}"
+        if verdict.note:
+            text += f" ({verdict.note})"
+        text += f"; the right result {gap(case.output, case.reference)}"
+        if count > 1:
+            text += f"; the same holds on {count - 1} more call{'s' if count > 2 else ''} of this check"
+        return text + "."
+
+
+def diagnose(observations: list[Observation]) -> tuple[Diagnosis, ...]:
+    """All the mistakes that explain a wrong result among these observations (one student's calls)."""
+    diagnoser = Diagnoser()
+    for observation in observations:
+        diagnoser.record(observation)
+    return diagnoser.explain()

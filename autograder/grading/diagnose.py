@@ -1,0 +1,157 @@
+"""Why a hidden test failed, said only when the evidence shows it: the grading side of autograder/diagnosis.
+
+StudentFile records every call it makes in its Diagnoser (`record_call`) and translates an exception raised by
+the student's code (`explain_exception`). When a hidden test fails with a StudentFault, the plugin asks
+`explain_failure` about the calls that test made, and the diagnoses go on the fault (then into
+TestResult.diagnoses). Nothing here runs while a student passes.
+"""
+from __future__ import annotations
+
+from ..diagnosis import Diagnoser, Observation, Probe, structural, translate
+from ..diagnosis.compare import agree
+from ..diagnosis.registry import canonical, reference, square
+from .results import Diagnosis
+
+
+def record_call(diagnoser: Diagnoser, request: dict, reply: dict) -> None:
+    """One observation per call of a `run` request: the first call and each of its `more` calls."""
+    init = request.get("init")
+    params = dict(request.get("params") or {}) if init is not None else None
+    calls = [(request.get("args") or [], request.get("kwargs") or {})]
+    calls += [(extra.get("args") or [], extra.get("kwargs") or {}) for extra in request.get("more") or []]
+    outputs = [reply.get("output"), *(reply.get("more") or [])] if reply.get("ok") else []
+    report = {"param_names": reply.get("param_names") or {}, "inputs_changed": tuple(reply.get("inputs_changed") or ())}
+    for index, (args, kwargs) in enumerate(calls):
+        probe = Probe(request["target"], tuple(args), dict(kwargs), params, init=tuple(init) if init else None)
+        if index < len(outputs):
+            diagnoser.record(Observation(probe, outputs[index], report=report if index == 0 else {}))
+        else:
+            diagnoser.record(Observation(probe, raised=True))
+            break
+
+
+def explain_exception(what: str, error: dict) -> tuple[str, tuple[Diagnosis, ...]]:
+    """The message for an exception from the student's code, and the mistakes it proves."""
+    translation = translate(what, error)
+    return translation.text, translation.findings
+
+
+def explain_failure(student, since: int, fault) -> tuple[Diagnosis, ...]:
+    """The diagnoses of a failed test: those already on the fault, then what the test's calls (from index
+    `since` of the student's Diagnoser on) prove."""
+    diagnoser: Diagnoser = student.diagnoser
+    found = getattr(fault, "diagnoses", ())
+    if not isinstance(found, (tuple, list)) or not all(isinstance(d, Diagnosis) for d in found):
+        return found  # a grader's malformed diagnoses: the plugin reports them as the grader's problem
+    found = list(found)
+    by_target = diagnoser.explain_by_target(since)
+    if not by_target and not found and elicit(student, since):
+        by_target = diagnoser.explain_by_target(since)
+    ambiguous = [target for target, diagnoses in by_target.items() if len(diagnoses) > 1]
+    if ambiguous and all(tell_apart(student, target, since) for target in ambiguous):
+        by_target = diagnoser.explain_by_target(since)
+    found += [diagnosis for diagnoses in by_target.values() for diagnosis in diagnoses]
+    window = range(since, len(diagnoser))
+    found += changed_inputs(diagnoser, window)
+    found += cut_graph(diagnoser, window, getattr(fault, "no_gradient", None))
+    found += backward_without_graph(diagnoser, window, str(fault))
+    found += biases(student, window)
+    kept: dict[str, Diagnosis] = {}
+    for diagnosis in found:
+        kept.setdefault(diagnosis.mistake, diagnosis)
+    return tuple(kept.values())
+
+
+def tell_apart(student, target: str, since: int) -> bool:
+    """Several mistakes reproduce this test's wrong result: call the student's code once more on fresh inputs
+    of the same kind, where they rarely agree (the new call joins the evidence)."""
+    observation = student.diagnoser.last_wrong(target, since)
+    if observation is None:
+        return False
+    call(student, observation.probe.redrawn(seed=len(student.diagnoser)))
+    return True
+
+
+def elicit(student, since: int) -> bool:
+    """The test's last call raised and nothing explains it: call the same target once more with as many keys
+    as queries (registry.square), where code with a shape slip often runs and its result can be matched."""
+    if not len(student.diagnoser) > since or not student.diagnoser.observations[-1].raised:
+        return False
+    probe = square(student.diagnoser.observations[-1].probe, seed=700_000 + len(student.diagnoser))
+    if probe is None:
+        return False
+    call(student, probe)
+    return True
+
+
+def call(student, probe: Probe) -> None:
+    """One more call of the student's code, recorded like every other; its failure is evidence too."""
+    from .student import StudentFault  # noqa: PLC0415 - student.py imports this module
+    try:
+        student.run(probe.target, *probe.args, kwargs=dict(probe.kwargs), init=probe.init,
+                    params=None if probe.params is None else dict(probe.params))
+    except StudentFault:
+        pass
+
+
+def changed_inputs(diagnoser: Diagnoser, window: range) -> list[Diagnosis]:
+    for index in window:
+        observation = diagnoser.observations[index]
+        changed = [f"argument {n + 1}" for n, flag in enumerate(observation.report.get("inputs_changed", ())) if flag]
+        if changed:
+            return [structural.inputs_modified(observation.probe.describe(), changed)]
+    return []
+
+
+def cut_graph(diagnoser: Diagnoser, window: range, missing: str | None) -> list[Diagnosis]:
+    """No gradient reached `missing` although the call's result is right: only a cut graph does that."""
+    if not missing or not len(window):
+        return []
+    last = window[-1]
+    if diagnoser.observations[last].raised or not diagnoser.right(last):
+        return []
+    shown = diagnoser.observations[last].probe.describe()
+    return [structural.graph_cut(f"{shown} returns the right result, but no gradient reaches {missing}")]
+
+
+NO_GRAPH = "does not require grad and does not have a grad_fn"
+
+
+def backward_without_graph(diagnoser: Diagnoser, window: range, message: str) -> list[Diagnosis]:
+    """Backward failed because the result has no gradient history, yet the same function returns right
+    results: the graph is cut inside it (a wrong result with no history proves nothing)."""
+    if NO_GRAPH not in message or not len(window) or not diagnoser.observations[window[-1]].raised:
+        return []
+    target = diagnoser.observations[window[-1]].probe.target
+    right = [i for i, o in enumerate(diagnoser.observations) if o.probe.target == target and diagnoser.right(i)]
+    if not right:
+        return []
+    shown = diagnoser.observations[right[-1]].probe.describe()
+    return [structural.graph_cut(f"{target} returns the right result (on {shown}), but its result has no gradient "
+                                 "history: backward through it fails")]
+
+
+def biases(student, window: range) -> list[Diagnosis]:
+    """A module with bias parameters the probe did not set: called again with those biases at 0, is its
+    result right? Then the biases are what is wrong."""
+    for index in window:
+        observation = student.diagnoser.observations[index]
+        probe, names = observation.probe, observation.report.get("param_names", {})
+        extra = structural.unexpected_biases(names, probe.params or {})
+        if not extra or probe.init is None:
+            continue
+        from .student import StudentFault  # noqa: PLC0415 - student.py imports this module
+        try:
+            again = student.run(probe.target, *probe.args, kwargs=dict(probe.kwargs), init=probe.init,
+                                params=structural.biases_zeroed(dict(probe.params or {}), names, extra))
+        except StudentFault:
+            return []
+        try:
+            right = canonical(probe.target, reference(probe.in_float64()))
+        except Exception:  # noqa: BLE001 - no reference for this probe: nothing proven
+            return []
+        if agree(canonical(probe.target, again.output), right).same:
+            module = f"{probe.target}{tuple(probe.init)}"
+            return [structural.projection_bias(module, extra, f"its result on {probe.describe()}")]
+        return []
+    return []
