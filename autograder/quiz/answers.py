@@ -16,7 +16,7 @@ from typing import Any, Union
 
 import yaml
 
-from .loader import _StrictLoader
+from .loader import _StrictLoader, read_text
 from .model import AnswerValue, QuizFormatError
 from .schema import QUESTION_ID_PATTERN
 
@@ -67,13 +67,7 @@ def _load(text: str) -> Any:
 
 def read_answer_sheet(path: Union[str, Path]) -> AnswerSheet:
     """The answers in one file. Raises QuizFormatError only when the file itself cannot be read."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise QuizFormatError(path, [("", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise QuizFormatError(path, [("", f"cannot read file: {exc}")]) from None
-    return parse_answer_sheet(text, str(path))
+    return parse_answer_sheet(read_text(path), str(path))
 
 
 def parse_answer_sheet(text: str, name: str = "answers") -> AnswerSheet:

@@ -38,14 +38,19 @@ class _StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def read_yaml(path: PathLike) -> Any:
-    """Parse one YAML file, turning every I/O or syntax failure into QuizFormatError."""
+def read_text(path: PathLike) -> str:
+    """A quiz or answer file's text; a file that cannot be read is a QuizFormatError that says why."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise QuizFormatError(path, [("", "file not found")]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise QuizFormatError(path, [("", f"cannot read file: {exc}")]) from None
+
+
+def read_yaml(path: PathLike) -> Any:
+    """Parse one YAML file, turning every I/O or syntax failure into QuizFormatError."""
+    text = read_text(path)
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
