@@ -84,10 +84,11 @@ def test_root_without_namespaces_reads_python_under_a_private_folder():
         assert server.hello["read_search"] is True
         child = server.spawn()
         code = ("import os, numpy.testing, email.mime.text\nprint('imported')\n"
-                "for p in ['/root/.bashrc', '/etc/shadow', %r]:\n"
+                "for p in [%r, '/etc/shadow', %r]:\n"
                 "    try:\n        open(p).read(1); print('READ', p)\n    except OSError as e:\n"
                 "        print('denied', type(e).__name__)\n"
-                % str(paths.SOLUTIONS_DIR / "attention_scores" / "attention_scores.py"))
+                % (str(Path("~root").expanduser() / ".bashrc"),  # root's own files stay closed
+                   str(paths.SOLUTIONS_DIR / "attention_scores" / "attention_scores.py")))
         reply = child.request({"op": "load", "module": "p", "filename": "p.py", "cells": [code]}, 20)
         assert reply["errors"] == [] and "imported" in reply["stdout"] and "READ" not in reply["stdout"]
     finally:
