@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import os
-import re
 import sys
 import time
 from pathlib import Path

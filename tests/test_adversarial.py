@@ -31,7 +31,6 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ from autograder.grading.results import GRADER_ERROR, PASSED, StudentResult, load
 from autograder.grading.submissions import discover, result_stem
 from tests import adversarial
 from tests.classroom import solution_text, write_class
-from tests.settings import ROOT, SETTINGS, USER_UID, Setting, give, grade_in, python_and_kit, unavailable, workspace
+from tests.settings import ROOT, SETTINGS, USER_UID, Setting, grade_in, python_and_kit, unavailable, workspace
 
 AVAILABLE = [s for s in SETTINGS if unavailable(s) is None]
 ATTACKS = adversarial.modules()

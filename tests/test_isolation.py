@@ -8,10 +8,8 @@ ends the run with one sentence, after which the same command finishes the class.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest

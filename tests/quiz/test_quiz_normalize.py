@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.quiz import grade_question, load_quiz, normalize_answer
+from autograder.quiz import grade_question, normalize_answer
 from autograder.quiz.normalize import keyword_in, parse_number
 
 SQRT_DK_VARIANTS = [
