@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder import paths
-from autograder.grading.results import StudentResult
+from autograder.results import StudentResult
 from autograder.grading.runner import grade_class
 
 

@@ -6,9 +6,9 @@ unreadable file, a grader problem and an untouched quiz.
 """
 from __future__ import annotations
 
-from autograder.grading.results import (FAILED, GRADER_ERROR, PASSED, Diagnosis, QuizItem, QuizResult,
+from autograder.results import (FAILED, GRADER_ERROR, PASSED, Diagnosis, QuizItem, QuizResult,
                                         StudentResult)
-from autograder.grading.results import TestResult as CheckResult  # aliased so pytest does not collect it
+from autograder.results import TestResult as CheckResult  # aliased so pytest does not collect it
 
 MASK_AFTER = Diagnosis("mask-after-softmax", "the mask is applied after the softmax",
                        "your weights equal softmax(scores) with the forbidden keys zeroed afterwards, to 1e-6")

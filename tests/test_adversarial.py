@@ -39,7 +39,7 @@ from pathlib import Path
 import pytest
 
 from autograder import paths
-from autograder.grading.results import GRADER_ERROR, PASSED, StudentResult, load
+from autograder.results import GRADER_ERROR, PASSED, StudentResult, load
 from autograder.grading.submissions import discover, result_stem
 from tests import adversarial
 from tests.classroom import solution_text, write_class

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autograder.grading.results import FAILED, FORMAT_VERSION, GRADER_ERROR, Diagnosis, StudentResult, load, save
+from autograder.results import FAILED, FORMAT_VERSION, GRADER_ERROR, Diagnosis, StudentResult, load, save
 from autograder.reporting.class_report import class_report_html
 from autograder.reporting.feedback import feedback_markdown
 from tests.classroom import grade, stub_text, write_class
@@ -14,7 +14,7 @@ from tests.report_classes import diagnosed_class
 
 GRADERS = '''
 import pytest
-from autograder.grading.results import Diagnosis
+from autograder.results import Diagnosis
 from autograder.grading.student import StudentFault
 
 pytestmark = pytest.mark.assignment("attention_scores")

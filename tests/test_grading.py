@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from autograder import paths
-from autograder.grading.results import GRADER_ERROR, FAILED, PASSED
+from autograder.results import GRADER_ERROR, FAILED, PASSED
 from tests.classroom import grade, solution_text, write_class
 
 pytestmark = pytest.mark.slow
@@ -146,7 +146,7 @@ def test_rerun_reuses_results_and_regrades_changes(tmp_path):
 
 
 def test_untouched_stubs_and_missing_files_are_not_misconceptions(demo_out):
-    from autograder.grading.results import load
+    from autograder.results import load
     from autograder.reporting.class_stats import diagnosed_mistakes, undiagnosed_failures
 
     state = demo_out / ".state"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder import paths
-from autograder.grading.results import load
+from autograder.results import load
 from autograder.sandbox import ForkServer, SandboxConfig
 from autograder.sandbox.child.zygote import world_traversable
 from autograder.sandbox.isolation import landlock_abi, python_paths

@@ -17,8 +17,8 @@ from itertools import combinations
 import pytest
 
 from autograder import paths
-from autograder.grading.results import GRADER_ERROR, PASSED, Diagnosis, StudentResult, load
-from autograder.grading.results import TestResult as CheckResult  # aliased so pytest does not collect it
+from autograder.results import GRADER_ERROR, PASSED, Diagnosis, StudentResult, load
+from autograder.results import TestResult as CheckResult  # aliased so pytest does not collect it
 from autograder.reporting import plots
 from autograder.reporting.canvas import STUDENT_COLUMNS, canvas_csv
 from autograder.reporting.class_report import class_report_html

@@ -4,8 +4,8 @@ from __future__ import annotations
 import csv
 import io
 
-from autograder.grading.results import QuizItem, QuizResult, StudentResult
-from autograder.grading.results import TestResult as Check
+from autograder.results import QuizItem, QuizResult, StudentResult
+from autograder.results import TestResult as Check
 from autograder.reporting.canvas import canvas_csv
 from autograder.reporting.roster import join_roster, match_report_csv, read_canvas_export
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from autograder import paths
-from autograder.grading.results import GRADER_ERROR, PASSED, StudentResult
+from autograder.results import GRADER_ERROR, PASSED, StudentResult
 from autograder.grading.submissions import MAX_PY_BYTES, result_stem, strip_magics
 from autograder.reporting.gradebook import gradebook_csv
 from autograder.reporting.outputs import write_outputs

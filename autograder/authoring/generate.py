@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 
 from .. import paths
-from ..grading.results import write_atomic
+from ..results import write_atomic
 from .demo import demo_files
 from .master import read_master
 from .render import hidden_test_file, notebook, public_test_file, python_twin

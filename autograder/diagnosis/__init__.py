@@ -8,7 +8,7 @@ process, never in the sandboxed child.
 - errors:     an exception from student code, translated where its cause is proven
 - structural: mistakes seen in parameters, gradients and changed inputs
 """
-from ..grading.results import Diagnosis
+from ..results import Diagnosis
 from .catalog import MISTAKES
 from .errors import Translation, translate
 from .matcher import Diagnoser, diagnose

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..grading.results import Diagnosis
+from ..results import Diagnosis
 from .catalog import MISTAKES
 
 LINE = re.compile(r"^(?P<place>.*?) line (?P<number>\d+): (?P<code>.*)$")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..grading.results import Diagnosis
+from ..results import Diagnosis
 from .catalog import MISTAKES
 from .compare import agree, gap
 from .model import Model

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..grading.results import Diagnosis
+from ..results import Diagnosis
 from .catalog import MISTAKES
 
 

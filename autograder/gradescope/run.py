@@ -16,7 +16,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from ..grading.results import write_atomic
+from ..results import write_atomic
 from ..grading.runner import grade_class
 from ..reporting.gradescope import results_json
 from ..sandbox import SandboxUnavailable

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..diagnosis import Diagnoser, Observation, Probe, structural, translate
 from ..diagnosis.compare import agree
 from ..diagnosis.registry import canonical, reference, square
-from .results import Diagnosis
+from ..results import Diagnosis
 
 
 def record_call(diagnoser: Diagnoser, request: dict, reply: dict) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from ..sandbox import ForkServer
 from .diagnose import explain_failure
-from .results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, save
+from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, save
 from .student import StudentFault, StudentFile
 from .submissions import Submission, result_stem
 

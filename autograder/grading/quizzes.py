@@ -19,7 +19,7 @@ from ..quiz.code_answers import CodeAnswer, CodeEvaluator, prepare
 from ..quiz.grade import _is_blank, _zero_result, answer_path, grade_quiz
 from ..quiz.model import QuizFormatError
 from ..quiz.review import QUEUE, REVIEW_FILE, load_decisions, write_queue
-from .results import QuizItem, QuizResult
+from ..results import QuizItem, QuizResult
 
 CODE_CACHE = Path(".state") / "quiz" / "code-verdicts.json"  # not .state/*.json: those are student results
 

@@ -21,7 +21,7 @@ from typing import Callable
 from .. import paths
 from ..sandbox import resolve
 from .quizzes import grade_class_quizzes
-from .results import StudentResult, load
+from ..results import StudentResult, load
 from .submissions import Submission, discover, not_graded, notebook_cells, result_stem
 from .worker import DISK_FULL_EXIT, dump_manifest
 
@@ -44,10 +44,12 @@ def grader_version(graders_dir: Path = paths.GRADERS_DIR) -> str:
     digest = hashlib.sha256()
     folders = [graders_dir, paths.ROOT / "autograder" / "grading", paths.ROOT / "autograder" / "sandbox",
                paths.ROOT / "autograder" / "diagnosis", paths.SOLUTIONS_DIR]
+    files = [paths.ROOT / "autograder" / "results.py"]
     for folder in folders:
-        for file in sorted(folder.rglob("*.py")):
-            digest.update(file.as_posix().encode())
-            digest.update(file.read_bytes())
+        files += sorted(folder.rglob("*.py"))
+    for file in files:
+        digest.update(file.as_posix().encode())
+        digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -14,7 +14,7 @@ import torch
 from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
 from .diagnose import explain_exception, record_call
-from .results import Diagnosis
+from ..results import Diagnosis
 from .submissions import SourceFile
 
 

@@ -226,7 +226,7 @@ class CodeEvaluator:
     def _save(self) -> None:
         if self.cache_path is None:
             return
-        from ..grading.results import write_atomic
+        from ..results import write_atomic
 
         write_atomic(self.cache_path, json.dumps(self.cache, indent=0, sort_keys=True))
 

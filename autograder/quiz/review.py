@@ -91,7 +91,7 @@ def _groups(data: Any):
 
 def write_queue(out_dir: Path, pending: dict[str, dict[str, dict[str, dict]]]) -> None:
     """pending: quiz id -> question id -> normalised answer -> {"answer": text, "students": [ids]}."""
-    from ..grading.results import write_atomic
+    from ..results import write_atomic
 
     write_atomic(out_dir / QUEUE, json.dumps(pending, indent=1, ensure_ascii=False, sort_keys=True))
 
@@ -171,7 +171,7 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[
 
 def write_review(out_dir: Path, quizzes: dict[str, Quiz]) -> tuple[Path, int, int]:
     """`attnkit review OUT`: (re)write OUT/review.yaml from the queue, keeping every decision made."""
-    from ..grading.results import write_atomic
+    from ..results import write_atomic
 
     path = out_dir / REVIEW_FILE
     existing = None

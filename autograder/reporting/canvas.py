@@ -41,7 +41,7 @@ import csv
 import io
 from collections.abc import Mapping
 
-from ..grading.results import GRADER_ERROR, StudentResult
+from ..results import GRADER_ERROR, StudentResult
 from .gradebook import safe_cell
 from .roster import RosterJoin
 

@@ -10,7 +10,7 @@ import base64
 import html
 from collections.abc import Iterable
 
-from ..grading.results import StudentResult
+from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap, plots
 from .class_stats import (ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes, grader_problems,

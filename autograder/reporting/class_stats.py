@@ -27,7 +27,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from ..grading.results import FAILED, PASSED, StudentResult, TestResult
+from ..results import FAILED, PASSED, StudentResult, TestResult
 
 LOW_DISCRIMINATION = 0.2
 MIN_TAKERS = 3  # below this a correlation is not even defined, so none is computed

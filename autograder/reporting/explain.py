@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..grading.results import FAILED, Diagnosis, StudentResult, TestResult
+from ..results import FAILED, Diagnosis, StudentResult, TestResult
 
 
 SHOWN_FIRST = {"visible": 0, "hidden": 2}  # released later (after_due_date, after_published): 1

@@ -4,7 +4,7 @@ A diagnosed mistake is explained once (see explain.py); other checks it fails po
 """
 from __future__ import annotations
 
-from ..grading.results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult
+from ..results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult
 from .explain import Plan, count, failure_lines, label, plan_explanations, points
 
 MARK = {PASSED: "passed", FAILED: "FAILED", GRADER_ERROR: "not graded (grader problem)"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from ..grading.results import StudentResult
+from ..results import StudentResult
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 

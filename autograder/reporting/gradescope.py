@@ -1,7 +1,7 @@
 """Gradescope's results.json for one student (the format Gradescope's autograder platform reads)."""
 from __future__ import annotations
 
-from ..grading.results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
+from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
 from ..sandbox.isolation import notice
 from .explain import count, failure_lines, label, plan_explanations, points
 

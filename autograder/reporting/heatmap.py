@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from ..grading.results import FAILED, GRADER_ERROR, QuizResult, StudentResult, TestResult
+from ..results import FAILED, GRADER_ERROR, QuizResult, StudentResult, TestResult
 from .class_stats import percent
 
 SCORE, NOT_ATTEMPTED, UNREADABLE, GRADER_PROBLEM = "score", "not-attempted", "unreadable", "grader-problem"

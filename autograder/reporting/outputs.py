@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..grading.results import StudentResult, write_atomic
+from ..results import StudentResult, write_atomic
 from ..grading.submissions import result_stem
 from .canvas import canvas_csv
 from .class_report import class_report_html

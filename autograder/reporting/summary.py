@@ -1,7 +1,7 @@
 """A few lines of plain text about the whole class, for the terminal after grading."""
 from __future__ import annotations
 
-from ..grading.results import StudentResult
+from ..results import StudentResult
 from ..sandbox.isolation import notice
 from .class_stats import (diagnosed_mistakes, hardest_tests, score_overview, test_stats, undiagnosed_failures,
                           weak_isolation)

@@ -12,7 +12,7 @@ import sys
 
 import torch
 
-_existing = ["__KIT_DIR__/autograder/grading/results.py", "__KIT_DIR__/autograder/grading/runner.py",
+_existing = ["__KIT_DIR__/autograder/results.py", "__KIT_DIR__/autograder/grading/runner.py",
              "__KIT_DIR__/autograder/sandbox/child/harness.py", "__KIT_DIR__/autograder/graders/conftest.py",
              torch.__file__, os.__file__]
 _new = [os.path.join(p, "__MARK__.pth") for p in sys.path if p.endswith("site-packages")]
