@@ -22,10 +22,12 @@ from .. import paths
 from ..sandbox import resolve
 from .quizzes import grade_class_quizzes
 from ..results import StudentResult, load
-from .submissions import Submission, discover, not_graded, notebook_cells, result_stem
+from .importers import ClassImport, import_class
+from .submissions import Submission, notebook_cells, result_stem
 from .worker import DISK_FULL_EXIT, dump_manifest
 
 STATE = ".state"
+IMPORT = ".import"  # inside STATE: students' files unpacked or rearranged for grading, removed afterwards
 
 
 class DiskFull(OSError):
@@ -68,12 +70,25 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
                 graders_dir: Path = paths.GRADERS_DIR,
                 progress: Callable[[str, int, int], None] = lambda event, done, total: None,
                 warn: Callable[[str], None] = lambda text: None, allow_weak: bool = False,
-                announce: Callable[[str], None] = lambda text: None) -> list[StudentResult]:
-    """Grade every student folder. Raises SandboxUnavailable (before any work) when student code cannot
-    be isolated as asked, and DiskFull when OUT's disk fills up."""
-    students = discover(submissions_dir, list(paths.ASSIGNMENTS), shipped_stubs())
-    for line in not_graded(submissions_dir):
-        warn(line)
+                announce: Callable[[str], None] = lambda text: None,
+                imported: ClassImport | None = None) -> list[StudentResult]:
+    """Grade every student of SUBMISSIONS (read by `import_class` unless `imported` is given). Raises
+    SandboxUnavailable (before any work) when student code cannot be isolated as asked, and DiskFull when
+    OUT's disk fills up."""
+    if imported is None:
+        imported = import_class(submissions_dir, out_dir / STATE / IMPORT, list(paths.ASSIGNMENTS), shipped_stubs())
+        announce(imported.summary)
+        for line in imported.skipped:
+            warn(line)
+    try:
+        return _grade(imported.submissions, out_dir, workers, isolation, graders_dir, progress, warn, allow_weak,
+                      announce)
+    finally:
+        shutil.rmtree(out_dir / STATE / IMPORT, ignore_errors=True)  # staged copies of students' files
+
+
+def _grade(students: list[Submission], out_dir: Path, workers: int | None, isolation: str, graders_dir: Path,
+           progress, warn, allow_weak: bool, announce) -> list[StudentResult]:
     state_dir = out_dir / STATE
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
@@ -86,6 +101,8 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
     version = grader_version(graders_dir)
     fingerprints = {s.student_id: f"{version}-{s.fingerprint}" for s in students}
     todo = [s for s in students if not _up_to_date(state_dir, s, fingerprints[s.student_id])]
+    if len(todo) < len(students):
+        announce(f"resuming: {len(students) - len(todo)} of {len(students)} already graded")
     progress("start", len(students) - len(todo), len(students))
     if todo:
         chosen = resolve(isolation, allow_weak)

@@ -25,11 +25,15 @@ from pathlib import Path
 
 import nbformat
 
+from .definitions import split_definitions, syntax_error
+from .names import KINDS, kind_of, rename_note
+
 MAX_PY_BYTES = 1 << 20        # a .py twin is a few KB; 1 MiB is generous
 MAX_NOTEBOOK_BYTES = 20 << 20  # notebooks carry outputs (plots), so allow more
 MAX_CODE_CHARS = 1 << 20      # code of one file, however it came (a notebook's cells added up)
 KIT_CELL_TAGS = {"kit-init", "kit-check", "kit-explore"}  # generated cells that the grader skips
 SAFE_NAME = re.compile(r"^[\w][\w .\-]{0,99}$")
+SPLIT = "Syntax error: "  # a note's prefix; the instructor's attention list looks for it
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,9 @@ def notebook_cells(raw: bytes) -> tuple[list[str], list[str]]:
     return cells, sorted(set(notes))
 
 
-def read_file(folder: Path, path: Path, assignment: str) -> SourceFile:
+def read_file(folder: Path, path: Path, assignment: str, kind: str | None = None) -> SourceFile:
     name = path.name
+    kind = kind or ("ipynb" if name.endswith(".ipynb") else "py")
     try:
         resolved = path.resolve(strict=True)
     except (OSError, RuntimeError):
@@ -106,7 +111,7 @@ def read_file(folder: Path, path: Path, assignment: str) -> SourceFile:
         return SourceFile(assignment, name, problem=f"{name} is a link pointing outside your submission")
     if not resolved.is_file():
         return SourceFile(assignment, name, problem=f"{name} is not a regular file")
-    limit = MAX_NOTEBOOK_BYTES if name.endswith(".ipynb") else MAX_PY_BYTES
+    limit = MAX_NOTEBOOK_BYTES if kind == "ipynb" else MAX_PY_BYTES
     if resolved.stat().st_size > limit:
         return SourceFile(assignment, name, problem=f"{name} is larger than {limit >> 20} MiB")
     try:
@@ -115,10 +120,10 @@ def read_file(folder: Path, path: Path, assignment: str) -> SourceFile:
         return SourceFile(assignment, name, problem=f"{name} could not be read ({exc.__class__.__name__})")
     digest = hashlib.sha256(raw).hexdigest()
     try:
-        if name.endswith(".ipynb"):
+        if kind == "ipynb":
             cells, notes = notebook_cells(raw)
         else:
-            cells, notes = [raw.decode("utf-8")], []
+            cells, notes = python_cells(name, raw.decode("utf-8"))
     except UnicodeDecodeError:
         return SourceFile(assignment, name, problem=f"{name} is not UTF-8 text", digest=digest)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds (jsonschema's ValidationError...);
@@ -134,6 +139,18 @@ def read_file(folder: Path, path: Path, assignment: str) -> SourceFile:
     if trouble:
         return SourceFile(assignment, name, problem=f"{name} cannot be parsed by Python ({trouble})", digest=digest)
     return SourceFile(assignment, name, tuple(cells), notes=tuple(notes), digest=digest)
+
+
+def python_cells(name: str, text: str) -> tuple[list[str], list[str]]:
+    """A .py file is one cell; one that Python cannot parse is run definition by definition, like a
+    notebook's cells, so that a syntax error costs only the definition it is in."""
+    error = syntax_error(text)
+    if error is None:
+        return [text], []
+    line = f"line {error.lineno}: " if error.lineno else ""
+    return split_definitions(text), [f"{SPLIT}{name} {line}{error.msg}. Python cannot run the file as a whole, "
+                                     "so it was graded definition by definition: only the broken part loses "
+                                     "points."]
 
 
 def unparseable(text: str) -> str | None:
@@ -161,33 +178,54 @@ def choose(folder: Path, root: Path, assignment: str, stub_text: dict[str, str])
     or in `root/<assignment>/`. Returns it with where it was found when that is not the top. With both
     `.py` and `.ipynb` present, the one that differs from the shipped stub wins; if both were edited, the
     notebook wins."""
-    present: list[Path] = []
+    present: list[tuple[Path, str]] = []
     for place in (root, root / assignment):
         if place != root and (place.is_symlink() or not place.is_dir()):
             continue
-        present = [p for p in (place / f"{assignment}{ext}" for ext in (".ipynb", ".py")) if p.exists() or p.is_symlink()]
+        present = [(p, kind) for p, kind in ((place / f"{assignment}.{kind}", kind) for kind in KINDS)
+                   if p.exists() or p.is_symlink()] or near_misses(place, assignment)
         if present:
             break
     if not present:
         return SourceFile(assignment, None, problem=f"no {assignment}.py or {assignment}.ipynb in the submission"), None
-    where = present[0].parent.relative_to(folder).as_posix()
+    where = present[0][0].parent.relative_to(folder).as_posix()
     where = None if where == "." else where
-    read = [read_file(folder, p, assignment) for p in present]
+    read = [read_file(folder, p, assignment, kind) for p, kind in present]
+    read = [f if p.name == f"{assignment}.{kind}" else replace(f, notes=(rename_note(p.name, assignment, kind),)
+                                                                + f.notes)
+            for f, (p, kind) in zip(read, present)]
     if len(read) == 1:
         return read[0], where
     usable = [f for f in read if f.problem is None] or read
-    edited = [f for f in usable if normalize(f.text) != normalize(stub_text.get(f.filename.rsplit(".", 1)[1], ""))]
+    kinds = {f.filename: kind for f, (_, kind) in zip(read, present)}
+    edited = [f for f in usable if normalize(f.text) != normalize(stub_text.get(kinds[f.filename], ""))]
     chosen = (edited or usable)[0]
     note = (f"Both {assignment}.py and {assignment}.ipynb were submitted; graded {chosen.filename} "
             "(the one changed from the handout; the notebook when both were).")
     return replace(chosen, notes=chosen.notes + (note,)), where
 
 
+def near_misses(place: Path, assignment: str) -> list[tuple[Path, str]]:
+    """The assignment's files under a near-miss name (names.py): per kind the newest, notebook first."""
+    found: dict[str, list[Path]] = {}
+    try:
+        for entry in visible(place):
+            kind = kind_of(entry.name, assignment)
+            if kind and (entry.is_file() or entry.is_symlink()):
+                found.setdefault(kind, []).append(Path(entry.path))
+    except OSError:
+        return []
+
+    def newest(paths: list[Path]) -> Path:
+        return max(paths, key=lambda p: (p.lstat().st_mtime_ns, p.name))
+    return [(newest(found[kind]), kind) for kind in KINDS if kind in found]
+
+
 def normalize(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
 
 
-IGNORED_NAMES = {"__pycache__", "__MACOSX", "Thumbs.db", "desktop.ini"}
+IGNORED_NAMES = {"__pycache__", "__MACOSX", "Thumbs.db", "desktop.ini", "timestamp.txt"}  # nbgrader's
 QUIZ_ANSWERS = re.compile(r"^quiz_[\w.\-]+\.ya?ml$")  # graded beside the code (grading/quizzes.py)
 QUIZ_FOLDER = "quizzes"  # the handout keeps the quiz answer templates there
 
@@ -203,16 +241,23 @@ def graded_names(assignments: list[str]) -> set[str]:
     return {f"{a}{ext}" for a in assignments for ext in (".py", ".ipynb")}
 
 
+def is_graded_name(name: str, assignments: list[str]) -> bool:
+    return name in graded_names(assignments) or any(kind_of(name, a) for a in assignments)
+
+
 def submission_root(folder: Path, assignments: list[str]) -> Path:
     """The folder itself, or its single sub-folder when the files were handed in one folder down: the
     folder holds no assignment file, no assignment folder and no quiz file, and exactly one real (not
     linked) sub-folder."""
     entries = visible(folder)
     wanted = graded_names(assignments) | set(assignments) | {QUIZ_FOLDER}
-    if any(e.name in wanted or QUIZ_ANSWERS.match(e.name) for e in entries):
+
+    def wanted_here(entry: os.DirEntry) -> bool:
+        return entry.name in wanted or bool(QUIZ_ANSWERS.match(entry.name)) or is_graded_name(entry.name, assignments)
+    if any(map(wanted_here, entries)):
         return folder
     folders = [e for e in entries if e.is_dir(follow_symlinks=False)]
-    if len(folders) == 1 and any(e.name in wanted or QUIZ_ANSWERS.match(e.name) for e in visible(Path(folders[0].path))):
+    if len(folders) == 1 and any(map(wanted_here, visible(Path(folders[0].path)))):
         return Path(folders[0].path)
     return folder
 
@@ -255,9 +300,12 @@ def student_ids(names: list[str]) -> dict[str, str]:
     return ids
 
 
-def discover(submissions: Path, assignments: list[str], stubs: dict[str, dict[str, str]]) -> list[Submission]:
+def discover(submissions: Path, assignments: list[str], stubs: dict[str, dict[str, str]],
+             reader=None) -> list[Submission]:
     """One Submission per student folder (folder name = student id), sorted by id. Entries of SUBMISSIONS
-    that get no row (hidden folders, plain files) are listed by `not_graded`."""
+    that get no row (hidden folders, plain files) are listed by `not_graded`. `reader(student_id, folder,
+    assignments, stubs)` reads one folder (default: read_submission)."""
+    reader = reader or read_submission
     with os.scandir(submissions) as scan:
         entries = [e for e in scan if not e.name.startswith(".")]
     candidates = [e for e in entries if e.is_symlink() and e.is_dir() or e.is_dir(follow_symlinks=False)]
@@ -279,7 +327,7 @@ def discover(submissions: Path, assignments: list[str], stubs: dict[str, dict[st
                                  "neither was graded: rename or merge them"))
             continue
         try:
-            found.append(read_submission(student_id, Path(entry.path), assignments, stubs))
+            found.append(reader(student_id, Path(entry.path), assignments, stubs))
         except OSError as exc:
             found.append(refused(student_id, assignments, f"the submission folder could not be read "
                                  f"({exc.strerror or type(exc).__name__})"))
@@ -296,6 +344,7 @@ def read_submission(student_id: str, folder: Path, assignments: list[str],
             places[a] = f"{where}/{files[a].filename}"
     quizzes = quiz_folder(root)
     used = {a for a in assignments if (root / a).is_dir()} | ({QUIZ_FOLDER} if quizzes != root else set())
+    used |= {f.filename for a, f in files.items() if f.filename and a not in places}
     notes = []
     if places:
         notes.append(f"Files found below the top of the submission and graded as if handed in at the top: "
@@ -313,13 +362,18 @@ def read_submission(student_id: str, folder: Path, assignments: list[str],
 
 def not_graded(submissions: Path) -> list[str]:
     """One line per entry of SUBMISSIONS that gets no gradebook row, saying why."""
+    return [line for _, line in not_graded_entries(submissions)]
+
+
+def not_graded_entries(submissions: Path) -> list[tuple[str, str]]:
+    """(name, why) for each entry of SUBMISSIONS that is not a student folder."""
     lines = []
     with os.scandir(submissions) as scan:
         for entry in sorted(scan, key=lambda e: e.name):
             if entry.name.startswith("."):
-                lines.append(f"skipped {entry.name!r}: hidden (its name starts with a dot)")
+                lines.append((entry.name, f"skipped {entry.name!r}: hidden (its name starts with a dot)"))
             elif not entry.is_dir():
                 kind = "a link, not a student folder" if entry.is_symlink() else "a file, not a student folder"
                 hint = " (unzip it into a folder named after the student)" if entry.name.endswith(".zip") else ""
-                lines.append(f"skipped {entry.name!r}: {kind}{hint}")
+                lines.append((entry.name, f"skipped {entry.name!r}: {kind}{hint}"))
     return lines

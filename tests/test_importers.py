@@ -1,0 +1,280 @@
+"""Importers: each platform's download, built from the demo class the way that platform names things, reads
+as the same students with the same files as the folder-per-student demo; ids, names, the latest
+resubmission, identities for the joins, and refusals of dangerous archives. Nothing here grades."""
+from __future__ import annotations
+
+import json
+import os
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import paths
+from autograder.grading.importers import import_class
+from autograder.grading.importers.detect import NotAClass
+from autograder.grading.importers.zips import CLASS_ZIP, Refused, unpack
+from autograder.grading.names import RENAMED, canonical
+from autograder.grading.runner import shipped_stubs
+from autograder.grading.submissions import SPLIT, read_submission
+from tests import platforms
+from tests.classroom import solution_text, stub_text, write_class
+
+AS, SHA = "attention_scores", "single_head_attention"
+ASSIGNMENTS = list(paths.ASSIGNMENTS)
+STUBS = shipped_stubs()
+
+
+def read(path: Path, tmp_path: Path):
+    return import_class(path, tmp_path / "stage", ASSIGNMENTS, STUBS)
+
+
+def files_of(submission) -> dict[str, tuple]:
+    """What grading depends on: per assignment the code cells and the problem (not where it was found)."""
+    return {a: (f.cells, f.problem) for a, f in submission.files.items()}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    found = read(paths.DEMO_CLASS_DIR, tmp_path_factory.mktemp("demo"))
+    return {s.student_id: s for s in found.submissions}
+
+
+def by_person(found, key=lambda folder: platforms.canvas_name(platforms.PEOPLE[folder][0])):
+    return {folder: next(s for s in found.submissions if s.student_id == key(folder)) for folder in platforms.PEOPLE}
+
+
+# ---------------------------------------------------------------------------------------------- Canvas
+
+def test_canvas_download_reads_as_the_demo_class(tmp_path, demo):
+    download = platforms.canvas_download(tmp_path / "canvas", late={"linus"})
+    found = read(download, tmp_path)
+    assert found.layout == "Canvas download"
+    files = len(list(download.iterdir()))
+    assert found.summary == (f"Canvas download: {files} files from 6 students; latest resubmission kept for 0; "
+                             "1 submitted late")
+    assert sorted(s.student_id for s in found.submissions) == sorted(
+        platforms.canvas_name(p[0]) for p in platforms.PEOPLE.values())
+    for folder, submission in by_person(found).items():
+        assert files_of(submission) == files_of(demo[folder]), folder
+        assert submission.fingerprint == demo[folder].fingerprint  # so it grades to the same scores
+        identity = found.identities[submission.student_id]
+        assert identity.lms_user_id == str(platforms.PEOPLE[folder][1])
+    assert found.skipped == []
+
+
+def test_canvas_keeps_the_latest_resubmission(tmp_path, demo):
+    older = {"ada": {f"{AS}.py": stub_text(AS)}, "grace": {"quiz_attention.yaml": "att-01: nonsense\n"}}
+    download = platforms.canvas_download(tmp_path / "canvas", resubmitted=older)
+    assert any(p.name.endswith(f"_{AS}-1.py") for p in download.iterdir())
+    found = read(download, tmp_path)
+    assert "latest resubmission kept for 2" in found.summary
+    people = by_person(found)
+    assert files_of(people["ada"]) == files_of(demo["ada"])  # the -1 upload, not the stub uploaded first
+    quiz = Path(people["grace"].quiz_folder) / "quiz_attention.yaml"
+    assert quiz.read_text(encoding="utf-8") == (paths.DEMO_CLASS_DIR / "grace" / "quiz_attention.yaml").read_text(
+        encoding="utf-8")
+
+
+def test_canvas_same_name_two_users_and_strays(tmp_path):
+    solution = solution_text(AS)
+    folder = tmp_path / "canvas"
+    folder.mkdir()
+    (folder / f"smithbob_101_9001_{AS}.py").write_text(solution, encoding="utf-8")
+    (folder / f"smithbob_102_9002_{AS}.py").write_text(solution, encoding="utf-8")
+    (folder / f"leeann_late_103_9003_Attention_Scores.py").write_text(solution, encoding="utf-8")
+    (folder / "notes from the TA.txt").write_text("hi", encoding="utf-8")
+    found = read(folder, tmp_path)
+    ids = [s.student_id for s in found.submissions]
+    assert ids == ["leeann", "smithbob_101", "smithbob_102"]
+    assert found.identities["smithbob_102"].lms_user_id == "102"
+    assert any("'notes from the TA.txt'" in line for line in found.skipped)
+    ann = found.submissions[0].files[AS]
+    assert ann.problem is None and ann.notes[0].startswith(RENAMED)
+
+
+def test_canvas_student_zip_is_unpacked(tmp_path, demo):
+    folder = tmp_path / "canvas"
+    folder.mkdir()
+    platforms.zip_folder(paths.DEMO_CLASS_DIR / "ada", folder / "lovelaceada_340934_208490284_AdasWork.zip",
+                         top="AdasWork")
+    found = read(folder, tmp_path)
+    [ada] = found.submissions
+    assert files_of(ada) == files_of(demo["ada"])
+    assert "Read from the zip AdasWork.zip." in ada.files[AS].notes
+
+
+# ---------------------------------------------------------------------------------------------- Gradescope
+
+@pytest.mark.parametrize("ruby_keys", [True, False])
+def test_gradescope_export_joins_the_metadata(tmp_path, demo, ruby_keys):
+    export = platforms.gradescope_export(tmp_path / "export", ruby_keys=ruby_keys)
+    if ruby_keys:
+        assert ":submitters:" in (export / "submission_metadata.yml").read_text(encoding="utf-8")
+    found = read(export, tmp_path)
+    assert found.layout == "Gradescope export"
+    assert found.summary.startswith("Gradescope export: 6 submissions, 6 students")
+    for folder, (sortable, _, sid, email) in platforms.PEOPLE.items():
+        name = platforms.display_name(sortable)
+        submission = next(s for s in found.submissions if s.student_id == name)
+        assert files_of(submission) == files_of(demo[folder])
+        identity = found.identities[name]
+        assert (identity.name, identity.sid, identity.email) == (name, sid, email)
+
+
+def test_gradescope_groups_unlisted_folders_and_a_wrapping_folder(tmp_path):
+    export = platforms.gradescope_export(tmp_path / "wrap" / "assignment_7_export", groups={"ada": ["alan"]})
+    (export / "submission_999").mkdir()
+    (export / "submission_999" / f"{AS}.py").write_text(solution_text(AS), encoding="utf-8")
+    found = read(tmp_path / "wrap", tmp_path)
+    ids = [s.student_id for s in found.submissions]
+    assert ids.count("Alan Turing") == 1 and "Alan Turing (duplicate 2)" in ids  # in a group and on his own
+    assert "submission_999" in ids
+    assert any("'submission_999' is not in submission_metadata.yml" in line for line in found.skipped)
+    assert "1 group submission(s)" in found.summary
+
+
+# ---------------------------------------------------------------------------------------------- nbgrader
+
+def test_nbgrader_course_root_has_no_phantom_students(tmp_path, demo):
+    course = platforms.nbgrader_course(tmp_path / "course")
+    found = read(course, tmp_path)
+    assert found.layout == "nbgrader course"
+    assert sorted(s.student_id for s in found.submissions) == sorted(demo)
+    for submission in found.submissions:
+        assert files_of(submission) == files_of(demo[submission.student_id])
+        assert not any("timestamp.txt" in n for f in submission.files.values() for n in f.notes)
+    assert "submitted" not in {s.student_id for s in found.submissions}
+
+
+# ---------------------------------------------------------------------------------------------- zips
+
+def test_class_zip_of_folders(tmp_path, demo):
+    archive = platforms.zip_folder(paths.DEMO_CLASS_DIR, tmp_path / "week3.zip", top="week3")
+    found = read(archive, tmp_path)
+    assert found.summary == "student folders: 6 students (unpacked from week3.zip)"
+    assert {s.student_id: files_of(s) for s in found.submissions} == {k: files_of(v) for k, v in demo.items()}
+
+
+def test_class_zip_of_a_canvas_download(tmp_path, demo):
+    download = platforms.canvas_download(tmp_path / "canvas")
+    found = read(platforms.zip_folder(download, tmp_path / "submissions.zip"), tmp_path)
+    assert found.layout == "Canvas download" and found.summary.endswith("(unpacked from submissions.zip)")
+    assert files_of(by_person(found)["grace"]) == files_of(demo["grace"])
+
+
+def test_per_student_zips_in_folders_and_beside_them(tmp_path, demo):
+    classdir = tmp_path / "class"
+    (classdir / "ada").mkdir(parents=True)
+    platforms.zip_folder(paths.DEMO_CLASS_DIR / "ada", classdir / "ada" / "submission.zip")
+    platforms.zip_folder(paths.DEMO_CLASS_DIR / "grace", classdir / "grace.zip", top="grace")
+    found = read(classdir, tmp_path)
+    got = {s.student_id: s for s in found.submissions}
+    assert files_of(got["ada"]) == files_of(demo["ada"]) and files_of(got["grace"]) == files_of(demo["grace"])
+    assert "1 of them handed in as a zip beside the folders" in found.summary
+    assert found.skipped == []
+
+
+@pytest.mark.parametrize("kind, why", [("traversal", "leads outside the archive"),
+                                       ("absolute", "leads outside the archive"),
+                                       ("bomb", "expands more than 100 times"),
+                                       ("many", "holds 600 files")])
+def test_hostile_student_zips_are_refused_with_the_reason(tmp_path, kind, why):
+    classdir = tmp_path / "class"
+    (classdir / "mallory").mkdir(parents=True)
+    platforms.hostile_zip(classdir / "mallory" / "work.zip", kind)
+    [mallory] = read(classdir, tmp_path).submissions
+    for source in mallory.files.values():
+        assert why in source.problem and "nothing in it was graded" in source.problem
+    assert not (tmp_path / "escaped.py").exists() and not Path("/tmp/escaped.py").exists()
+    assert not list((tmp_path / "stage").rglob("*.py"))
+
+
+def test_links_in_a_zip_are_not_created(tmp_path):
+    archive = platforms.hostile_zip(tmp_path / "work.zip", "symlink")
+    unpacked = unpack(archive, tmp_path / "out")
+    assert unpacked.skipped == ["attention_scores.py (a link)"]
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["notes.txt"]
+
+
+def test_size_is_measured_not_trusted(tmp_path):
+    archive = tmp_path / "big.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as out:
+        out.writestr("a.py", os.urandom(3 << 20))  # incompressible: not a bomb, just too big
+    small = type(CLASS_ZIP)(members=10, total_bytes=2 << 20, member_bytes=8 << 20)
+    with pytest.raises(Refused, match="unpacks to more than 2 MiB"):
+        unpack(archive, tmp_path / "out", small)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_file_that_is_not_a_zip_is_no_class(tmp_path):
+    (tmp_path / "grades.csv").write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(NotAClass, match="is a file, not a folder of submissions"):
+        read(tmp_path / "grades.csv", tmp_path)
+    (tmp_path / "broken.zip").write_bytes(b"PK\x03\x04 not really")
+    with pytest.raises(NotAClass, match="the class zip was not read: broken.zip is not a readable zip"):
+        read(tmp_path / "broken.zip", tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------- names
+
+NEAR_MISSES = ["Attention_Scores.py", "attention_scores (1).py", "attention_scores.py.txt", "attention-scores.py",
+               "Copy of attention_scores.py", "attention scores copy.py", "ATTENTION_SCORES.PY", "attention_scores-2.py"]
+
+
+@pytest.mark.parametrize("name", NEAR_MISSES)
+def test_near_miss_names_are_graded_with_a_note(tmp_path, name):
+    write_class(tmp_path, {"s": {name: solution_text(AS), "single-head attention.ipynb":
+                                 (paths.SOLUTIONS_DIR / SHA / f"{SHA}.ipynb").read_text(encoding="utf-8")}})
+    submission = read_submission("s", tmp_path / "s", ASSIGNMENTS, STUBS)
+    source = submission.files[AS]
+    assert source.problem is None and source.filename == name and source.cells == (solution_text(AS),)
+    assert source.notes[0] == (f"{RENAMED}{name} was graded as {AS}.py; name the file {AS}.py next time so "
+                               "that it is found for sure.")
+    assert submission.files[SHA].problem is None and submission.files[SHA].notes[0].startswith(RENAMED)
+    assert not any(n.startswith("Not graded:") for f in submission.files.values() for n in f.notes)
+
+
+@pytest.mark.parametrize("name", ["attention_scores.pyc", "attention.py", "scores.py", "attention_scores_old.txt"])
+def test_other_names_are_not_taken_for_the_assignment(name):
+    assert canonical(name) is None or canonical(name)[0] != AS
+
+
+def test_the_newest_near_miss_wins_and_the_exact_name_beats_them(tmp_path):
+    write_class(tmp_path, {"s": {"attention_scores (1).py": stub_text(AS), "attention_scores (2).py": solution_text(AS)}})
+    older = tmp_path / "s" / "attention_scores (1).py"
+    os.utime(older, (time.time() - 3600, time.time() - 3600))
+    source = read_submission("s", tmp_path / "s", ASSIGNMENTS, STUBS).files[AS]
+    assert source.filename == "attention_scores (2).py"
+    assert any(n.startswith("Not graded: attention_scores (1).py.") for n in source.notes)  # the older one
+    write_class(tmp_path, {"t": {"Attention_Scores.py": stub_text(AS), f"{AS}.py": solution_text(AS)}})
+    source = read_submission("t", tmp_path / "t", ASSIGNMENTS, STUBS).files[AS]
+    assert source.filename == f"{AS}.py" and source.notes[0].startswith("Not graded: Attention_Scores.py.")
+    assert not any(n.startswith(RENAMED) for n in source.notes)
+
+
+# ---------------------------------------------------------------------------------------------- syntax errors
+
+def test_a_py_with_a_syntax_error_is_split_into_definitions(tmp_path):
+    text = solution_text(AS) + "\n\ndef broken(:\n    pass\n\n\nAFTER = 1\n"
+    write_class(tmp_path, {"s": {f"{AS}.py": text}})
+    source = read_submission("s", tmp_path / "s", ASSIGNMENTS, STUBS).files[AS]
+    assert source.problem is None and len(source.cells) > 3
+    broken = [c for c in source.cells if "def broken(:" in c]
+    assert len(broken) == 1 and "AFTER" not in broken[0]
+    line = text.splitlines().index("def broken(:") + 1
+    assert broken[0].splitlines().index("def broken(:") + 1 == line  # error messages give the file's line
+    assert source.notes == (f"{SPLIT}{AS}.py line {line}: invalid syntax. Python cannot run the file as a whole, "
+                            "so it was graded definition by definition: only the broken part loses points.",)
+    for cell in source.cells:
+        if cell is not broken[0]:
+            compile(cell, "cell", "exec")  # every other piece runs on its own
+
+
+def test_a_docstring_running_over_column_zero_stays_in_one_piece(tmp_path):
+    text = 'def f():\n    """Doc\nat column zero\n"""\n    return 1\n\ndef g(:\n    pass\n\nclass C:\n    pass\n'
+    from autograder.grading.definitions import split_definitions
+    cells = split_definitions(text)
+    assert [c.strip().split("\n")[0] for c in cells] == ["def f():", "def g(:", "class C:"]
+    compile(cells[0], "f", "exec")
