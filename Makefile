@@ -13,7 +13,7 @@ N ?= 200
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
-	@echo "make grade [SUBMISSIONS=dir OUT=dir ROSTER=canvas-export.csv]  grade a class (default: the demo class)"
+	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv]  grade a class (default: the demo class)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
@@ -43,7 +43,7 @@ test: setup
 	$(PY) -m pytest -q
 
 grade: setup
-	$(PY) -m autograder.cli grade $(SUBMISSIONS) $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")
+	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")
 
 assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments

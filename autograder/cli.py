@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import errno
 import sys
+import tempfile
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 
 from . import paths
 
@@ -21,7 +22,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("submissions", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("submissions", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: out/<name of the submissions folder>).")
 @click.option("--workers", type=int, default=None, help="Parallel graders (default: number of cores).")
@@ -35,8 +36,11 @@ def main() -> None:
               help="A Canvas gradebook export (CSV): canvas.csv then carries Canvas's student and assignment ids.")
 def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str, allow_weak: bool,
           roster: Path | None) -> None:
-    """Grade every student folder in SUBMISSIONS (default: the bundled demo class)."""
-    from .grading.runner import DiskFull, grade_class
+    """Grade every student in SUBMISSIONS (default: the bundled demo class): folders, a Canvas download, a
+    Gradescope export, an nbgrader course root, or a zip of any of them."""
+    from .grading.importers import import_class
+    from .grading.importers.detect import NotAClass
+    from .grading.runner import IMPORT, STATE, DiskFull, grade_class, shipped_stubs
     from .reporting.outputs import write_outputs
     from .reporting.roster import join_roster, read_canvas_export
     from .sandbox import SandboxUnavailable
@@ -49,15 +53,29 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             raise click.BadParameter(str(exc), param_hint="--roster") from None
 
     submissions = submissions or paths.DEMO_CLASS_DIR
-    out = out or paths.ROOT / "out" / ("demo" if submissions == paths.DEMO_CLASS_DIR else submissions.name)
-    warnings: list[str] = []
+    out = out or paths.ROOT / "out" / ("demo" if submissions == paths.DEMO_CLASS_DIR else
+                                       submissions.name.removesuffix(".zip"))
+    refuse(refusal(submissions, out, workers))
+    try:
+        imported = import_class(submissions, out / STATE / IMPORT, list(paths.ASSIGNMENTS), shipped_stubs())
+    except NotAClass as exc:
+        refuse(f"{exc}.")
+    except OSError as exc:
+        refuse(f"{submissions} could not be read ({exc.strerror or type(exc).__name__}).")
+    console.print(imported.summary, markup=False, highlight=False)
+    for line in imported.skipped:
+        console.print(line, style="bold red", markup=False, highlight=False)
+    if not imported.submissions:
+        refuse(f"{submissions} holds no student submission to grade (read as {imported.layout}); "
+               "see the README's Submissions section for the layouts that are read.")
+    warnings: list[str] = list(imported.skipped)
     with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console) as bar:
+                  TextColumn("left"), TimeRemainingColumn(), console=console) as bar:
         task = bar.add_task("grading", total=None)
 
         def progress(event: str, done: int, total: int) -> None:
-            if event == "start":
-                bar.update(task, total=total, completed=done)
+            if event == "start":  # reset: students graded by an earlier run say nothing about the speed now
+                bar.reset(task, total=total, completed=done)
             else:
                 bar.advance(task)
 
@@ -70,48 +88,74 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
 
         try:
             results = grade_class(submissions, out, workers=workers, isolation=isolation, progress=progress,
-                                  warn=warn, allow_weak=allow_weak, announce=announce)
+                                  warn=warn, allow_weak=allow_weak, announce=announce, imported=imported)
         except (SandboxUnavailable, DiskFull) as exc:
             bar.stop()
             console.print(str(exc), style="bold red", markup=False, highlight=False)
             sys.exit(3)
     joined = None
     if export is not None:
-        joined = join_roster([r.student_id for r in results], export[0])
+        joined = join_roster([r.student_id for r in results], export[0], imported.identities)
         joined.assignment_ids = export[1]
         report_roster(joined, out)
     try:
-        write_outputs(out, results, joined)
+        write_outputs(out, results, joined, imported.identities, imported.skipped)
     except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
-            raise
-        console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
-        sys.exit(3)
-    summarize(results, out, warnings)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
+            sys.exit(3)
+        refuse(f"The results could not be written to {out} ({exc.strerror or type(exc).__name__}).")
+    summarize(results, out, warnings, imported.skipped)
     if any(r.grader_errors for r in results):
         sys.exit(2)
 
 
+def refusal(submissions: Path, out: Path, workers: int | None) -> str | None:
+    """The one sentence that refuses a run that would be dangerous or meaningless, or None."""
+    if workers is not None and workers < 1:
+        return f"--workers must be at least 1 (got {workers})."
+    source, target = submissions.resolve(), out.resolve()
+    if source.is_dir() and (target == source or target.is_relative_to(source)):
+        return (f"OUT ({out}) is inside SUBMISSIONS ({submissions}): the next run would grade it as a student; "
+                "choose an --out outside the submissions.")
+    if source.is_relative_to(target):
+        return (f"SUBMISSIONS ({submissions}) is inside OUT ({out}): outputs would be written among the "
+                "students' files; choose an --out outside the submissions.")
+    if submissions.is_file() and not submissions.name.lower().endswith(".zip"):
+        return f"{submissions} is a file, not a folder of submissions or a zip of one."
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-probe-"):
+            pass
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return None  # a full disk is reported (exit 3) when grading stops on it
+        return f"OUT ({out}) cannot be written ({exc.strerror or type(exc).__name__}); choose another --out."
+    return None
+
+
+def refuse(sentence: str | None) -> None:
+    if sentence:
+        console.print(sentence, style="bold red", markup=False, highlight=False)
+        sys.exit(2)
+
+
 def report_roster(joined, out: Path) -> None:
-    console.print(f"roster: {len(joined.matched)} submission folder(s) matched to Canvas students "
+    console.print(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
                   f"(details in {out / 'roster-match.csv'})")
     for folder in joined.unmatched:
-        console.print(f"[bold red]roster: no Canvas student for folder {folder!r}; left out of canvas.csv[/]")
+        console.print(f"[bold red]roster: no Canvas student for {folder!r}; left out of canvas.csv[/]")
     for folder, names in joined.ambiguous.items():
-        console.print(f"[bold red]roster: folder {folder!r} matches {', '.join(names)}; left out of canvas.csv[/]")
+        console.print(f"[bold red]roster: {folder!r} matches {', '.join(names)}; left out of canvas.csv[/]")
     if joined.without_submission:
-        console.print(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission folder: "
+        console.print(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
                       + ", ".join(e.name for e in joined.without_submission[:10]))
 
 
-def summarize(results, out: Path, warnings: list[str]) -> None:
-    table = Table(title=f"{len(results)} students graded")
-    for column in ("student", "score", "problems"):
-        table.add_column(column)
-    for result in results:
-        problems = "; ".join(result.problems) or ("grader errors" if result.grader_errors else "")
-        table.add_row(result.student_id, f"{result.score:g} / {result.max_score:g}", problems)
-    console.print(table)
+def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> None:
+    """A closing summary that fits a screen; every student's row is in OUT/summary.txt."""
+    from .reporting.summary import closing_summary
+
     pending = sum(q.pending for r in results for q in r.quizzes)
     if pending:
         console.print(f"{pending:g} quiz point(s) wait for review (pending, not 0): run `attnkit review {out}`")
@@ -119,13 +163,16 @@ def summarize(results, out: Path, warnings: list[str]) -> None:
     if errors:
         console.print(f"[bold red]{errors} checks hit a grader problem (not the students' fault); "
                       f"see {out / 'logs'} and the grader_detail fields in {out / '.state'}[/]")
-    for text in warnings:
+    shown = [w for w in warnings if w not in skipped]
+    for text in shown[:10]:
         console.print(text, style="bold red", markup=False, highlight=False)
-    from .reporting.summary import plain_summary
-
-    console.print(plain_summary(results), markup=False, highlight=False, end="")  # test names hold [brackets]
-    console.print(f"gradebook: {out / 'gradebook.csv'}\nfeedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
-                  f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}")
+    if len(shown) > 10:
+        console.print(f"... and {len(shown) - 10} more warning(s) above", style="bold red")
+    # test names hold [brackets]: no markup
+    console.print(closing_summary(results, skipped, str(out / "summary.txt")), markup=False, highlight=False, end="")
+    console.print(f"every student: {out / 'summary.txt'}\ngradebook: {out / 'gradebook.csv'}\n"
+                  f"feedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
+                  f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}", markup=False, highlight=False)
 
 
 @main.command()

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 import unicodedata
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,7 @@ def bad_class() -> dict[str, dict[str, str | bytes]]:
         "zip top folder": {f"ada-submission/{a}.py": solution_text(a) for a in (AS, SHA)},
         "two sub-folders": {f"part{i}/{a}.py": solution_text(a) for i, a in enumerate((AS, SHA))},
         ".hidden student": {f"{AS}.py": solution},
+        "renamed": {"Attention_Scores.py": solution, f"{SHA} (1).py": solution_text(SHA)},
     }
 
 
@@ -108,7 +110,12 @@ def add_links(root: Path) -> None:
     (root / "linked folder").symlink_to(paths.SOLUTIONS_DIR / AS)  # a student folder that is a link
     (root / "linked sub-folder").mkdir()
     (root / "linked sub-folder" / "work").symlink_to(paths.SOLUTIONS_DIR / AS)  # one folder down, a link
-    (root / "stray.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    (root / "stray.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: the student "stray"
+    (root / "notes.txt").write_text("not a student", encoding="utf-8")
+    (root / "zipped").mkdir()
+    with zipfile.ZipFile(root / "zipped" / "my work.zip", "w") as archive:
+        for a in (AS, SHA):
+            archive.writestr(f"my work/{a}.py", solution_text(a))
 
 
 WARNINGS: list[str] = []
@@ -150,7 +157,7 @@ def test_every_folder_gets_a_row_and_no_grader_error(graded):
     root, results = graded
     folders = {unicodedata.normalize("NFC", p.name) for p in (root / "class").iterdir()
                if p.is_dir() and not p.name.startswith(".")}
-    assert set(results) == folders - {CLASH} | {CLASH, f"{CLASH} (duplicate 2)"}
+    assert set(results) == folders - {CLASH} | {CLASH, f"{CLASH} (duplicate 2)", "stray"}
     rows = list(csv.DictReader(io.StringIO(gradebook_csv(list(results.values())))))
     assert sorted(row["student_id"].removeprefix("'") for row in rows) == sorted(results)
     for sid, result in results.items():
@@ -159,12 +166,14 @@ def test_every_folder_gets_a_row_and_no_grader_error(graded):
         assert (root / "out" / ".state" / f"{result_stem(sid)}.json").is_file()
 
 
-def test_syntax_error_names_the_line(graded):
+def test_syntax_error_in_a_py_costs_only_its_definition_and_names_the_line(graded):
+    """Like a notebook's cell: the rest of the file is graded, and both student and instructor are told."""
     result = graded[1]["syntax error"]
-    assert points(result, AS) == zero(AS)
-    text = said(result)
-    assert "SyntaxError" in text and "def broken(:" in text
-    assert any("SyntaxError: invalid syntax (attention_scores.py#0 line" in note for note in result.notes)
+    assert points(result, AS) == full(AS)
+    line = (solution_text(AS) + "\n\ndef broken(:\n    pass\n").splitlines().index("def broken(:") + 1
+    assert any(note.startswith(f"Syntax error: attention_scores.py line {line}: invalid syntax.") for note in result.notes)
+    assert any(f"SyntaxError: invalid syntax (attention_scores.py#" in note and f"line {line})" in note
+               for note in result.notes)
 
 
 def test_syntax_error_in_one_notebook_cell_costs_only_that_cell(graded):
@@ -262,9 +271,22 @@ def test_py_and_notebook_both_present(graded, sid, chosen, expect):
 
 def test_entries_without_a_row_are_named(graded):
     assert "skipped '.hidden student': hidden (its name starts with a dot)" in WARNINGS
-    assert ("skipped 'stray.zip': a file, not a student folder (unzip it into a folder named after the student)"
-            in WARNINGS)
+    assert "skipped 'notes.txt': a file, not a student folder" in WARNINGS
     assert ".hidden student" not in graded[1]
+
+
+def test_zips_are_read_beside_and_inside_student_folders(graded):
+    results = graded[1]
+    assert points(results["zipped"], AS) == full(AS) and points(results["zipped"], SHA) == full(SHA)
+    assert "Read from the zip my work.zip." in results["zipped"].notes
+    assert "no attention_scores.py or attention_scores.ipynb in the submission" in results["stray"].problems
+
+
+def test_near_miss_names_are_graded_and_said(graded):
+    result = graded[1]["renamed"]
+    assert points(result, AS) == full(AS) and points(result, SHA) == full(SHA)
+    assert any(n.startswith("Graded under another name: Attention_Scores.py was graded as attention_scores.py")
+               for n in result.notes)
 
 
 def test_a_linked_student_folder_is_refused(graded):

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap, plots
+from .attention import GRADER, counts, needs_attention
 from .class_stats import (ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes, grader_problems,
                           item_analysis, percent, score_overview, test_stats, undiagnosed_failures, weak_isolation)
 
@@ -229,17 +230,25 @@ def grader_problem_cell(output: str, detail: str) -> str:
     return f"<details><summary>{esc(output or 'details')}</summary><pre>{esc(detail)}</pre></details>"
 
 
-def problem_section(results: list[StudentResult]) -> str:
-    ungradable = [[esc(r.student_id), "<ul>" + "".join(f"<li>{esc(p)}</li>" for p in r.problems) + "</ul>"]
-                  for r in results if r.problems]
-    quiz_files = [[esc(r.student_id), esc(q.quiz_id), esc(q.problem)]
-                  for r in results for q in r.quizzes if q.problem]
+def problem_section(results: list[StudentResult], skipped: list[str] = ()) -> str:
+    """Needs your attention: every student with something not graded, graded under another name, graded
+    definition by definition, a quiz file not read or a grader problem (attention.py), then the entries of
+    SUBMISSIONS that were no student's."""
+    found = needs_attention(results)
+    rows = [[esc(a.student), esc(a.kind), esc(a.reason)] for a in found if a.kind != GRADER]
     bugs = [[esc(student), esc(test.name), f"<code>{esc(test.test_id)}</code>",
              grader_problem_cell(test.output, test.grader_detail)] for student, test in grader_problems(results)]
-    parts = ['<h2 id="problems">Ungradable submissions</h2>',
-             table(["student", "why"], ungradable) if ungradable else "<p>Every submitted file could be graded.</p>"]
-    if quiz_files:
-        parts.append("<h3>Quiz answer files not graded</h3>" + table(["student", "quiz", "why"], quiz_files))
+    people = len({a.student for a in found if a.kind != GRADER})
+    parts = ['<h2 id="problems">Needs your attention</h2>']
+    if rows:
+        parts.append(f'<p>{people} student(s): {esc(counts([a for a in found if a.kind != GRADER]))}. Nothing here '
+                     "was scored in silence: each line says what was not graded, or how it was graded.</p>"
+                     + table(["student", "what", "why"], rows, "attention"))
+    else:
+        parts.append("<p>Every submitted file was found and graded as handed in.</p>")
+    if skipped:
+        parts.append("<h3>Not a student's submission, so not graded</h3><ul>"
+                     + "".join(f"<li>{esc(line)}</li>" for line in skipped) + "</ul>")
     parts.append('<h2 id="grader-problems">Grader problems, not students\' fault</h2>')
     parts.append("<p>These checks crashed inside the grader; they scored 0 and need a regrade once fixed.</p>"
                  + table(["student", "test", "test id", "what happened"], bugs) if bugs
@@ -250,11 +259,11 @@ def problem_section(results: list[StudentResult]) -> str:
 SECTIONS = [("overview", "Class overview"), ("students", "Who needs help, on what"),
             ("mistakes", "Misconceptions: diagnosed mistakes"), ("undiagnosed", "Failed for no diagnosed reason"),
             ("distribution", "Score distribution"), ("tests", "Pass rate of every grader test"),
-            ("items", "Quiz item analysis"), ("problems", "Ungradable submissions"),
+            ("items", "Quiz item analysis"), ("problems", "Needs your attention"),
             ("grader-problems", "Grader problems")]
 
 
-def class_report_html(results: list[StudentResult]) -> str:
+def class_report_html(results: list[StudentResult], skipped: list[str] = ()) -> str:
     results = list(results)
     parts = [isolation_section(results), overview_section(results)]
     if results:
@@ -262,7 +271,7 @@ def class_report_html(results: list[StudentResult]) -> str:
                       + "</ul></nav>"]
         parts += [heatmap_section(results), mistakes_section(results), undiagnosed_section(results),
                   distribution_section(results), pass_rate_section(results), item_section(results)]
-    parts.append(problem_section(results))
+    parts.append(problem_section(results, list(skipped)))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>Class report</title><style>{CSS}</style></head><body><h1>Class report</h1>{''.join(parts)}"

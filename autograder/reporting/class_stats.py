@@ -102,6 +102,8 @@ def test_stats(results: list[StudentResult]) -> list[TestStats]:
         for test in result.tests:
             first.setdefault(test.test_id, test)
             tally = counts.setdefault(test.test_id, [0, 0, 0])
+            if test.max_score == 0 and test.status == FAILED and not test.attempted:
+                continue  # a zero-point flag on a missing file had nothing to look at: neither passed nor failed
             tally[0 if test.status == PASSED else 1 if test.status == FAILED else 2] += 1
     return [TestStats(t.test_id, t.name, t.assignment, t.question, t.visibility, *counts[tid])
             for tid, t in first.items()]

@@ -1,9 +1,14 @@
 """gradebook.csv: one row per student, one column per question, then score, max_score and pending (quiz
-points waiting for the instructor's review: neither earned nor lost yet, so not part of score)."""
+points waiting for the instructor's review: neither earned nor lost yet, so not part of score).
+
+When the class came from a platform that knows its students (a Canvas download, a Gradescope export), the
+identity columns it filled (`name`, `email`, `sid`, `lms_user_id`) follow `student_id`, so the gradebook
+joins to a roster; a class of plain folders has none, and score, max_score and pending stay last."""
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 
 from ..results import StudentResult
 
@@ -25,14 +30,22 @@ def question_columns(results: list[StudentResult]) -> list[str]:
     return columns
 
 
-def gradebook_csv(results: list[StudentResult]) -> str:
+IDENTITY_COLUMNS = ("name", "email", "sid", "lms_user_id")
+
+
+def gradebook_csv(results: list[StudentResult], identities: Mapping | None = None) -> str:
+    """`identities`: student id -> an object whose columns() gives the IDENTITY_COLUMNS it knows."""
     columns = question_columns(results)
+    known = {sid: identity.columns() for sid, identity in (identities or {}).items()}
+    extra = [c for c in IDENTITY_COLUMNS if any(row.get(c) for row in known.values())]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student_id", *map(safe_cell, columns), "score", "max_score", "pending"])
+    writer.writerow(["student_id", *extra, *map(safe_cell, columns), "score", "max_score", "pending"])
     for result in results:
         per_question = result.question_scores()
-        writer.writerow([safe_cell(result.student_id), *(f"{per_question.get(c, (0, 0))[0]:g}" for c in columns),
+        who = known.get(result.student_id, {})
+        writer.writerow([safe_cell(result.student_id), *(safe_cell(who.get(c, "")) for c in extra),
+                         *(f"{per_question.get(c, (0, 0))[0]:g}" for c in columns),
                          f"{result.score:g}", f"{result.max_score:g}",
                          f"{sum(q.pending for q in result.quizzes):g}"])
     return out.getvalue()

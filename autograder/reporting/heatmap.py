@@ -21,7 +21,7 @@ SCALE = ["#ca0020", "#f4a582", "#f7f7f7", "#92c5de", "#0571b0"]
 STATE_TEXT = {NOT_ATTEMPTED: "—", UNREADABLE: "file", GRADER_PROBLEM: "grader"}
 LEGEND = {
     NOT_ATTEMPTED: "not attempted: no file handed in, or the stub left as it was",
-    UNREADABLE: "file handed in but could not be read (see Ungradable submissions)",
+    UNREADABLE: "file handed in but could not be read (see Needs your attention)",
     GRADER_PROBLEM: "a check hit a grader problem: not a score, regrade once fixed",
 }
 CSS = """

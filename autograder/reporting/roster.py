@@ -5,7 +5,8 @@ SIS User ID, SIS Login ID, [Integration ID,] Section, then one column per assign
 a "Points Possible" row (and, in newer exports, a "Manual Posting" row). A submission folder is matched, in
 this order, to the SIS Login ID, the SIS User ID, an e-mail (an Email column, or a login that is an
 address: the whole address or its local part), and finally the name, in any order of its words ("lee
-barbara", "Barbara_Lee", "Lee, Barbara"). A match must be unique; everyone else is listed, never guessed.
+barbara", "Barbara_Lee", "Lee, Barbara"). A match must be unique; everyone else is listed, never guessed. A student read from a platform's download
+is first matched by what the download says: the Canvas user id (the export's ID), the SID, the e-mail.
 """
 from __future__ import annotations
 
@@ -73,7 +74,12 @@ def read_canvas_export(text: str) -> tuple[list[RosterEntry], dict[str, int]]:
     return entries, assignments
 
 
-def join_roster(folders: list[str], entries: list[RosterEntry]) -> RosterJoin:
+def join_roster(folders: list[str], entries: list[RosterEntry], identities: dict | None = None) -> RosterJoin:
+    """`identities` (student id -> what the download said: lms_user_id, sid, email) are tried first: a Canvas
+    download carries each student's Canvas ID, a Gradescope export the SID and e-mail."""
+    identities = identities or {}
+    known = [("Canvas ID", "lms_user_id", lambda e: [e.canvas_id]), ("SIS User ID", "sid", lambda e: [e.sis_user_id]),
+             ("email", "email", lambda e: [_key(a) for a in (e.email, e.sis_login_id) if "@" in a])]
     rules = [
         ("SIS Login ID", lambda e: [_key(e.sis_login_id)]),
         ("SIS User ID", lambda e: [_key(e.sis_user_id)]),
@@ -84,6 +90,16 @@ def join_roster(folders: list[str], entries: list[RosterEntry]) -> RosterJoin:
     join = RosterJoin()
     taken: set[str] = set()
     for folder in folders:
+        identity = identities.get(folder)
+        for rule, attribute, keys in known if identity is not None else ():
+            wanted = _key(getattr(identity, attribute, "") or "")
+            candidates = [e for e in entries if wanted and wanted in [_key(k) for k in keys(e) if k]]
+            if len(candidates) == 1:
+                join.matched[folder] = (candidates[0], rule)
+                taken.add(candidates[0].canvas_id)
+                break
+        if folder in join.matched:
+            continue
         for rule, keys in rules:
             wanted = " ".join(name_key(folder)) if rule == "name" else _key(folder)
             candidates = [e for e in entries if wanted and wanted in [k for k in keys(e) if k]]

@@ -1,7 +1,9 @@
-"""A few lines of plain text about the whole class, for the terminal after grading."""
+"""A few lines of plain text about the whole class, for the terminal after grading: the class summary, the
+score distribution and who needs attention fit one screen; the full table goes to a file (`summary.txt`)."""
 from __future__ import annotations
 
 from ..results import StudentResult
+from .attention import Attention, counts, needs_attention
 from ..sandbox.isolation import notice
 from .class_stats import (diagnosed_mistakes, hardest_tests, score_overview, test_stats, undiagnosed_failures,
                           weak_isolation)
@@ -17,7 +19,9 @@ def plain_summary(results: list[StudentResult]) -> str:
         f"median {overview['median']:g}, full marks {overview['full_marks']}, "
         f"every code test passed {overview['passed_every_test']}",
     ]
-    hardest = hardest_tests(test_stats(results))
+    flags = {t.test_id for r in results for t in r.tests if t.max_score == 0}  # zero-point flags test no skill
+    hardest = hardest_tests([s for s in test_stats(results) if s.test_id not in flags and s.pass_rate is not None
+                             and s.pass_rate < 1])  # a test everyone passed is not hard
     if hardest:
         lines.append("Hardest tests (share of students passing):")
         lines += [f"  {s.pass_rate:4.0%}  {s.test_id}: {s.name}" for s in hardest]
@@ -40,4 +44,70 @@ def plain_summary(results: list[StudentResult]) -> str:
     lines.append(f"Grader problems (not the students' fault): {overview['grader_problems']} check(s)")
     for mode, students in weak_isolation(results).items():
         lines.append(f"{len(students)} student(s) graded with isolation '{mode}'. {notice(mode)}")
+    return "\n".join(lines) + "\n"
+
+
+SHOWN_STUDENTS = 10  # students listed under "needs your attention" in the terminal; all are in the report
+
+
+def distribution(results: list[StudentResult], bands: int = 5, width: int = 30) -> list[str]:
+    """A text histogram of total scores in `bands` equal shares of the maximum."""
+    if not results:
+        return []
+    counts_per_band = [0] * bands
+    for result in results:
+        share = result.score / result.max_score if result.max_score else 0.0
+        counts_per_band[min(bands - 1, int(share * bands))] += 1
+    top = max(counts_per_band)
+    lines = ["Score distribution (share of the maximum):"]
+    for band, count in enumerate(counts_per_band):
+        low, high = 100 * band // bands, 100 * (band + 1) // bands
+        bar = "#" * round(width * count / top) if top else ""
+        lines.append(f"  {low:3d}-{high:3d}%{']' if band == bands - 1 else ')'} {count:4d}  {bar}")
+    return lines
+
+
+def attention_lines(found: list[Attention], skipped: list[str], full_list: str) -> list[str]:
+    lines = []
+    students: dict[str, list[Attention]] = {}
+    for item in found:
+        students.setdefault(item.student, []).append(item)
+    if students:
+        lines.append(f"Needs your attention: {len(students)} student(s); {counts(found)}")
+        for student, items in list(students.items())[:SHOWN_STUDENTS]:
+            first = items[0]
+            more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
+            lines.append(f"  {student}: {first.kind}: {first.reason[:110]}{more}")
+        if len(students) > SHOWN_STUDENTS:
+            lines.append(f"  ... and {len(students) - SHOWN_STUDENTS} more student(s): every one in {full_list}")
+    else:
+        lines.append("Needs your attention: nobody (every file was found and graded as handed in)")
+    if skipped:
+        lines.append(f"Not a student's submission, so not graded: {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'}"
+                     f" (listed above and in {full_list})")
+    return lines
+
+
+def closing_summary(results: list[StudentResult], skipped: list[str], full_list: str) -> str:
+    """What the terminal shows after grading: fits a screen for a class of any size."""
+    lines = [plain_summary(results).rstrip("\n"), *distribution(results),
+             *attention_lines(needs_attention(results), skipped, full_list)]
+    return "\n".join(lines) + "\n"
+
+
+def full_table(results: list[StudentResult], skipped: list[str]) -> str:
+    """summary.txt: every student's score, then everything that needs attention, then what was skipped."""
+    width = max([len(r.student_id) for r in results] + [7])
+    lines = [f"{'student':<{width}}  {'score':>15}  needs attention"]
+    found: dict[str, list[Attention]] = {}
+    for item in needs_attention(results):
+        found.setdefault(item.student, []).append(item)
+    for result in results:
+        items = found.get(result.student_id, [])
+        lines.append(f"{result.student_id:<{width}}  {result.score:>7g} / {result.max_score:<5g}  "
+                     f"{len(items) or ''}")
+    lines += ["", "Needs your attention (every student, every reason):"]
+    lines += [f"  {a.student}: {a.kind}: {a.reason}" for items in found.values() for a in items] or ["  nobody"]
+    if skipped:
+        lines += ["", "Not a student's submission, so not graded:"] + [f"  {line}" for line in skipped]
     return "\n".join(lines) + "\n"

@@ -93,7 +93,7 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
         for file, upload in latest.items():
             _place(upload.path, target / file)
         submissions.append(read_student(student_id, target, stage, assignments, stubs))
-        identities[student_id] = Identity(name=name, lms_user_id=user)
+        identities[student_id] = Identity(lms_user_id=user)  # <name> is the student id already
     students = len(submissions)
     summary = (f"Canvas download: {len(uploads)} files from {students} students; latest resubmission kept for "
                f"{resubmitted}" + (f"; {late} submitted late" if late else ""))

@@ -1,0 +1,54 @@
+"""What needs the instructor's attention, student by student: nothing is graded as 0 in silence.
+
+Every file or answer that was not graded (missing, unreadable, refused, in a zip that was refused), every
+file graded under another name, every `.py` graded definition by definition because of a syntax error,
+every file whose run stopped early, every quiz answers file that could not be read, and every grader
+problem. The terminal summary counts them and lists the first students; the class report lists them all.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..grading.names import RENAMED
+from ..grading.submissions import SPLIT
+from ..results import StudentResult
+
+NOT_GRADED, RENAMED_FILE, SYNTAX, STOPPED, QUIZ, GRADER = (
+    "not graded", "graded under another name", "syntax error", "run stopped early", "quiz answers not read",
+    "grader problem")
+STOPPED_MARK = ": running the file stopped at "
+
+
+@dataclass(frozen=True)
+class Attention:
+    student: str
+    kind: str
+    reason: str
+
+
+def needs_attention(results: list[StudentResult]) -> list[Attention]:
+    found = []
+    for result in results:
+        sid = result.student_id
+        found += [Attention(sid, NOT_GRADED, problem) for problem in result.problems]
+        split = {n[len(SPLIT):].split(" ", 1)[0] for n in result.notes if n.startswith(SPLIT)}
+        for note in result.notes:
+            if note.startswith(RENAMED):
+                found.append(Attention(sid, RENAMED_FILE, note[len(RENAMED):]))
+            elif note.startswith(SPLIT):
+                found.append(Attention(sid, SYNTAX, note[len(SPLIT):]))
+            elif STOPPED_MARK in note and note.split(STOPPED_MARK, 1)[0] not in split:
+                found.append(Attention(sid, STOPPED, note))
+        found += [Attention(sid, QUIZ, f"quiz {q.quiz_id}: {q.problem}") for q in result.quizzes if q.problem]
+        if result.grader_errors:
+            found.append(Attention(sid, GRADER, f"{len(result.grader_errors)} check(s) hit a grader problem "
+                                                "(not the student's fault): regrade once it is fixed"))
+    return found
+
+
+def counts(found: list[Attention]) -> str:
+    """"3 not graded, 1 graded under another name" in a fixed order."""
+    tally = Counter(a.kind for a in found)
+    order = [NOT_GRADED, RENAMED_FILE, SYNTAX, STOPPED, QUIZ, GRADER]
+    return ", ".join(f"{tally[k]} {k}" for k in order if tally[k])
