@@ -136,7 +136,7 @@ def refusal(submissions: Path, out: Path, workers: int | None) -> str | None:
 
 def refuse(sentence: str | None) -> None:
     if sentence:
-        console.print(sentence, style="bold red", markup=False, highlight=False)
+        console.print(sentence, style="bold red", markup=False, highlight=False, soft_wrap=True)  # one line
         sys.exit(2)
 
 

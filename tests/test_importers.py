@@ -3,8 +3,10 @@ as the same students with the same files as the folder-per-student demo; ids, na
 resubmission, identities for the joins, and refusals of dangerous archives. Nothing here grades."""
 from __future__ import annotations
 
-import json
+import csv
 import os
+import subprocess
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -16,8 +18,9 @@ from autograder.grading.importers import import_class
 from autograder.grading.importers.detect import NotAClass
 from autograder.grading.importers.zips import CLASS_ZIP, Refused, unpack
 from autograder.grading.names import RENAMED, canonical
-from autograder.grading.runner import shipped_stubs
-from autograder.grading.submissions import SPLIT, read_submission
+from autograder.grading.runner import grader_version, shipped_stubs
+from autograder.grading.submissions import SPLIT, read_submission, result_stem
+from autograder.results import load
 from tests import platforms
 from tests.classroom import solution_text, stub_text, write_class
 
@@ -278,3 +281,38 @@ def test_a_docstring_running_over_column_zero_stays_in_one_piece(tmp_path):
     cells = split_definitions(text)
     assert [c.strip().split("\n")[0] for c in cells] == ["def f():", "def g(:", "class C:"]
     compile(cells[0], "f", "exec")
+
+
+# ---------------------------------------------------------------------------------------------- end to end
+
+@pytest.mark.slow
+def test_a_canvas_download_of_the_demo_grades_like_the_demo(tmp_path):
+    """One grading run: the demo class as Canvas downloads it (a path with a space, a late student, an older
+    upload replaced by a `-1` resubmission) gets the folder demo's scores. Each student's result carries the
+    fingerprint of the folder demo's submission, and a result is a function of its fingerprint (that is
+    what resuming relies on, tests/test_submissions.py), so the scores are the folder demo's."""
+    download = platforms.canvas_download(tmp_path / "canvas download", late={"linus"},
+                                         resubmitted={"ada": {f"{AS}.py": stub_text(AS)}})
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", str(download), "--out", str(out),
+                          "--workers", "2"], cwd=paths.ROOT, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    said = " ".join(run.stderr.split())
+    files = len(list(download.iterdir()))
+    assert f"Canvas download: {files} files from 6 students; latest resubmission kept for 1; 1 submitted late" in said
+    assert "Needs your attention: 2 student(s)" in said and (out / "summary.txt").is_file()
+    folder = {s.student_id: s for s in read(paths.DEMO_CLASS_DIR, tmp_path).submissions}
+    version = grader_version()
+    with open(out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    for person, (sortable, user, _, _) in platforms.PEOPLE.items():
+        sid = platforms.canvas_name(sortable)
+        state = load(out / ".state" / f"{result_stem(sid)}.json")
+        assert state.fingerprint == f"{version}-{folder[person].fingerprint}", person
+        assert rows[sid]["lms_user_id"] == str(user)
+    ada, grace, alan = rows["lovelaceada"], rows["hoppergrace"], rows["turingalan"]
+    assert ada["score"] == ada["max_score"] and alan["score"] == "0"
+    code = [c for c in ada if c not in ("student_id", "lms_user_id", "score", "max_score", "pending")
+            and not c.startswith("quiz:")]
+    assert code and all(grace[c] == ada[c] for c in code)
+    assert not (out / ".state" / ".import").exists()  # staged copies of students' files are removed

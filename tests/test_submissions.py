@@ -10,6 +10,7 @@ differs from the handout; if both differ (or neither does), the notebook. A note
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import os
@@ -30,7 +31,12 @@ from autograder.results import GRADER_ERROR, PASSED, StudentResult
 from autograder.grading.submissions import MAX_PY_BYTES, result_stem, strip_magics
 from autograder.reporting.gradebook import gradebook_csv
 from autograder.reporting.outputs import write_outputs
+from autograder.grading.names import RENAMED
+from autograder.grading.submissions import SPLIT
+from autograder.reporting.attention import needs_attention
+from autograder.reporting.summary import closing_summary
 from tests.classroom import grade, solution_text, stub_text, write_class
+from tests.platforms import hostile_zip
 
 AS, SHA = "attention_scores", "single_head_attention"
 NFD_NAME = unicodedata.normalize("NFD", "José María")
@@ -116,6 +122,8 @@ def add_links(root: Path) -> None:
     with zipfile.ZipFile(root / "zipped" / "my work.zip", "w") as archive:
         for a in (AS, SHA):
             archive.writestr(f"my work/{a}.py", solution_text(a))
+    (root / "zip bomb").mkdir()
+    hostile_zip(root / "zip bomb" / "work.zip", "bomb")
 
 
 WARNINGS: list[str] = []
@@ -158,6 +166,7 @@ def test_every_folder_gets_a_row_and_no_grader_error(graded):
     folders = {unicodedata.normalize("NFC", p.name) for p in (root / "class").iterdir()
                if p.is_dir() and not p.name.startswith(".")}
     assert set(results) == folders - {CLASH} | {CLASH, f"{CLASH} (duplicate 2)", "stray"}
+    assert results["zip bomb"].score == 0 and "expands more than 100 times" in results["zip bomb"].problems[0]
     rows = list(csv.DictReader(io.StringIO(gradebook_csv(list(results.values())))))
     assert sorted(row["student_id"].removeprefix("'") for row in rows) == sorted(results)
     for sid, result in results.items():
@@ -280,6 +289,40 @@ def test_zips_are_read_beside_and_inside_student_folders(graded):
     assert points(results["zipped"], AS) == full(AS) and points(results["zipped"], SHA) == full(SHA)
     assert "Read from the zip my work.zip." in results["zipped"].notes
     assert "no attention_scores.py or attention_scores.ipynb in the submission" in results["stray"].problems
+
+
+NOT_GRADED = ["missing file", "empty", "huge file", "binary junk", "malformed notebook", "json not a notebook",
+              "symlink out", "broken link", "folder not file", "linked folder", CLASH, "zip bomb", "stray",
+              "nested too deeply", "two sub-folders"]
+
+
+def reasons(result: StudentResult) -> list[str]:
+    """Everything about one student that the instructor must be told: not graded, or graded differently."""
+    return [*result.problems, *(n[len(RENAMED):] for n in result.notes if n.startswith(RENAMED)),
+            *(n[len(SPLIT):] for n in result.notes if n.startswith(SPLIT)),
+            *(f"quiz {q.quiz_id}: {q.problem}" for q in result.quizzes if q.problem)]
+
+
+def test_nothing_is_scored_in_silence(graded):
+    """Every case not graded (and every file graded under another name or piece by piece) is counted in the
+    terminal summary and listed, with its reason, in summary.txt and in the report, for every student."""
+    root, results = graded
+    everyone = list(results.values())
+    affected = {sid for sid, r in results.items() if reasons(r)}
+    assert set(NOT_GRADED) | {"renamed", "syntax error"} <= affected
+    terminal = closing_summary(everyone, [], "summary.txt")
+    assert f"Needs your attention: {len(affected)} student(s); " in terminal
+    count = sum(1 for r in everyone for _ in r.problems)
+    assert f"{count} not graded" in terminal and "1 syntax error" in terminal
+    table = (root / "out" / "summary.txt").read_text(encoding="utf-8")
+    report = (root / "out" / "report.html").read_text(encoding="utf-8")
+    section = report.split('id="problems"', 1)[1].split('id="grader-problems"', 1)[0]
+    for sid in affected:
+        for reason in reasons(results[sid]):
+            assert f"{sid}: " in table and reason in table, (sid, reason)
+            assert html.escape(reason) in section and html.escape(sid) in section, (sid, reason)
+    listed = {a.student for a in needs_attention(everyone)}
+    assert affected <= listed
 
 
 def test_near_miss_names_are_graded_and_said(graded):
