@@ -55,8 +55,9 @@ def export_root(folder: Path) -> Path | None:
         return folder
     entries = visible(folder)
     inner = [e for e in entries if e.is_dir(follow_symlinks=False)]
-    if len(inner) == 1 and len(entries) == 1 and (Path(inner[0].path) / METADATA).is_file():
-        return Path(inner[0].path)
+    if len(inner) == 1 and len(entries) == 1 and (Path(inner[0].path) / METADATA).is_file() \
+            and any(e.name.startswith("submission_") and e.is_dir() for e in visible(Path(inner[0].path))):
+        return Path(inner[0].path)  # the export's own top folder (a zip of it, unpacked)
     return None
 
 
