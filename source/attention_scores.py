@@ -68,6 +68,7 @@ def far_below_zero(scores, allowed, seed):
 
 @pytest.mark.question("dot_scores")
 @pytest.mark.points(0)
+@pytest.mark.visibility("hidden")  # for the instructor: never shown to students
 @pytest.mark.tags("probe circumvention")
 def test_file_leaves_the_kernel_watch_alone(student):
     """Flagged for the instructor, no points: the file does not reach for tools that hide what code runs"""

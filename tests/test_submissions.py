@@ -485,3 +485,21 @@ def test_resume_gives_the_same_results_as_a_clean_run(tmp_path):
     assert any(t.status != PASSED for t in clean["dee"].tests if t.assignment == SHA)
     assert all(t.status == PASSED for t in clean["fay"].tests if t.assignment == SHA)
     assert "eve was here" in clean["eve"].printed
+
+
+def test_the_zero_point_circumvention_flag_is_for_the_instructor_only(graded):
+    """Hidden from students, and a missing file is not a 'failed' flag in the class's pass rates."""
+    from autograder.reporting.class_stats import test_stats
+    from autograder.reporting.feedback import feedback_markdown
+    from autograder.reporting.gradescope import results_json
+
+    results = graded[1]
+    flags = [t for t in results["missing file"].tests if t.max_score == 0]
+    assert flags and all(t.visibility == "hidden" for t in flags)
+    name = flags[0].name
+    assert name not in feedback_markdown(results["missing file"])
+    entry = next(t for t in results_json(results["missing file"])["tests"] if t["name"].endswith(name))
+    assert entry["visibility"] == "hidden"
+    stats = {s.test_id: s for s in test_stats([results["empty"], results["flat twin"]])}
+    for flag in flags:
+        assert (stats[flag.test_id].passed, stats[flag.test_id].failed) == (1, 0)  # "empty" has nothing to flag
