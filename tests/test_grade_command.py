@@ -86,3 +86,70 @@ def test_make_grade_passes_a_path_with_spaces_as_one_argument(tmp_path):
     command = next(line for line in dry.stdout.splitlines() if "autograder.cli grade" in line)
     argv = shlex.split(command)
     assert argv[argv.index("grade") + 1:] == ["/some class/week 3", "--out", "/out dir/a b"]
+
+
+# ---------------------------------------------------------------------------------------------- closing summary
+
+def synthetic_class(size: int):
+    from autograder.results import FAILED, PASSED, QuizResult, StudentResult, TestResult
+
+    results = []
+    for index in range(size):
+        easy = TestResult("a::test_easy", "easy", "a", "q1", 1, 1, PASSED)
+        hard = TestResult("a::test_hard", "hard", "a", "q2", 2 if index % 3 else 0, 2, PASSED if index % 3 else FAILED)
+        flag = TestResult("a::test_flag", "flag", "a", "q1", 0, 0, FAILED, attempted=False, visibility="hidden")
+        problems = ("no b.py or b.ipynb in the submission",) if index % 7 == 0 else ()
+        quiz = QuizResult("quiz1", 0, 3, problem="no answer file quiz_quiz1.yaml handed in, quiz scored 0") \
+            if index % 11 == 0 else QuizResult("quiz1", 3, 3)
+        results.append(StudentResult(f"student{index:03d}", (easy, hard, flag), (quiz,), problems=problems))
+    return results
+
+
+def test_the_closing_summary_of_300_students_fits_a_screen():
+    from autograder.reporting.summary import closing_summary, full_table
+
+    results = synthetic_class(300)
+    text = closing_summary(results, ["skipped 'notes.txt': a file, not a student folder"], "OUT/summary.txt")
+    lines = text.splitlines()
+    assert len(lines) <= 40, text
+    affected = {r.student_id for r in results if r.problems or any(q.problem for q in r.quizzes)}
+    assert f"Needs your attention: {len(affected)} student(s); 43 not graded, 28 quiz answers not read" in text
+    assert f"... and {len(affected) - 10} more student(s): every one in OUT/summary.txt" in text
+    assert "Score distribution" in text and "Not a student's submission, so not graded: 1 entry" in text
+    table = full_table(results, [])
+    assert all(f"{sid}: " in table for sid in affected) and len(table.splitlines()) > 300
+
+
+def test_hardest_tests_leave_out_tests_everyone_passed_and_zero_point_flags():
+    from autograder.reporting.summary import plain_summary
+
+    text = plain_summary(synthetic_class(30))
+    hardest = text.split("Hardest tests", 1)[1].split("\n")[1:]
+    listed = [line for line in hardest if line.startswith("  ")]
+    assert [line.split()[1] for line in listed] == ["a::test_hard:"]
+    assert "test_easy" not in text and "test_flag" not in text
+
+
+def test_the_gradebook_carries_what_the_platform_knows():
+    import csv
+    import io
+
+    from autograder.grading.importers import Identity
+    from autograder.reporting.gradebook import gradebook_csv
+    from autograder.reporting.roster import join_roster, read_canvas_export
+
+    results = synthetic_class(3)
+    identities = {"student000": Identity(name="Ada Lovelace", email="ada@uni.example", sid="S1", lms_user_id="101"),
+                  "student001": Identity(lms_user_id="=cmd|calc")}
+    rows = list(csv.reader(io.StringIO(gradebook_csv(results, identities))))
+    assert rows[0][:5] == ["student_id", "name", "email", "sid", "lms_user_id"]
+    assert rows[0][-3:] == ["score", "max_score", "pending"]
+    assert rows[1][:5] == ["student000", "Ada Lovelace", "ada@uni.example", "S1", "101"]
+    assert rows[2][4] == "'=cmd|calc" and rows[3][1:5] == ["", "", "", ""]
+    plain = list(csv.reader(io.StringIO(gradebook_csv(results))))
+    assert plain[0][:2] == ["student_id", "q1"]  # no identity known: the columns of a folder class
+    entries, _ = read_canvas_export("Student,ID,SIS User ID,SIS Login ID,Section\n"
+                                    '"Lovelace, Ada",101,S9,alovelace,A\n"Other, Person",102,S1,other,A\n')
+    joined = join_roster(["student000", "student002"], entries, identities)
+    assert joined.matched["student000"][0].name == "Lovelace, Ada" and joined.matched["student000"][1] == "Canvas ID"
+    assert joined.unmatched == ["student002"]

@@ -476,8 +476,10 @@ def test_resume_gives_the_same_results_as_a_clean_run(tmp_path):
     untouched = state / "fay.json"
     stamp = untouched.stat().st_mtime_ns
 
-    resumed = grade(classdir, out)
+    said: list[str] = []
+    resumed = grade(classdir, out, announce=said.append)
     assert comparable(resumed) == comparable(clean)
+    assert "resuming: 2 of 6 already graded" in said  # eve's and fay's results are intact
     assert untouched.stat().st_mtime_ns == stamp, "an up-to-date result was graded again"
     assert resumed["dee"].tests[0].score <= resumed["dee"].tests[0].max_score
     assert all(t.status == PASSED for t in clean["ana"].tests if t.assignment == AS)
