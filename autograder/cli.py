@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -61,11 +62,15 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     except NotAClass as exc:
         refuse(f"{exc}.")
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
+            sys.exit(3)
         refuse(f"{submissions} could not be read ({exc.strerror or type(exc).__name__}).")
     console.print(imported.summary, markup=False, highlight=False)
     for line in imported.skipped:
         console.print(line, style="bold red", markup=False, highlight=False)
     if not imported.submissions:
+        shutil.rmtree(out / STATE / IMPORT, ignore_errors=True)
         refuse(f"{submissions} holds no student submission to grade (read as {imported.layout}); "
                "see the README's Submissions section for the layouts that are read.")
     warnings: list[str] = list(imported.skipped)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
