@@ -16,16 +16,6 @@ CONTINUES = re.compile(r"^(else\b|elif\b|except\b|finally\b|case\b|[)\]}])")
 MAX_JOIN = 40  # pieces tried together before a piece is taken to be the broken one
 
 
-def syntax_error(text: str) -> SyntaxError | None:
-    try:
-        ast.parse(text)
-    except SyntaxError as error:
-        return error
-    except (ValueError, RecursionError, MemoryError):
-        return None  # not a syntax error: read_file reports these itself
-    return None
-
-
 def _parses(text: str) -> bool:
     try:
         ast.parse(text)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 
-from .definitions import split_definitions, syntax_error
+from .definitions import split_definitions
 from .names import KINDS, kind_of, rename_note
 
 MAX_PY_BYTES = 1 << 20        # a .py twin is a few KB; 1 MiB is generous
@@ -123,7 +123,7 @@ def read_file(folder: Path, path: Path, assignment: str, kind: str | None = None
         if kind == "ipynb":
             cells, notes = notebook_cells(raw)
         else:
-            cells, notes = python_cells(name, raw.decode("utf-8"))
+            cells, notes = [raw.decode("utf-8")], []
     except UnicodeDecodeError:
         return SourceFile(assignment, name, problem=f"{name} is not UTF-8 text", digest=digest)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds (jsonschema's ValidationError...);
@@ -135,18 +135,17 @@ def read_file(folder: Path, path: Path, assignment: str, kind: str | None = None
     if sum(map(len, cells)) > MAX_CODE_CHARS:
         return SourceFile(assignment, name, problem=f"{name} holds more than {MAX_CODE_CHARS >> 20} MiB of code",
                           digest=digest)
-    trouble = unparseable("\n\n".join(cells))
+    trouble, error = parse_check("\n\n".join(cells))
     if trouble:
         return SourceFile(assignment, name, problem=f"{name} cannot be parsed by Python ({trouble})", digest=digest)
+    if kind == "py" and error is not None:
+        cells, notes = python_cells(name, cells[0], error)
     return SourceFile(assignment, name, tuple(cells), notes=tuple(notes), digest=digest)
 
 
-def python_cells(name: str, text: str) -> tuple[list[str], list[str]]:
-    """A .py file is one cell; one that Python cannot parse is run definition by definition, like a
-    notebook's cells, so that a syntax error costs only the definition it is in."""
-    error = syntax_error(text)
-    if error is None:
-        return [text], []
+def python_cells(name: str, text: str, error: SyntaxError) -> tuple[list[str], list[str]]:
+    """A .py file that Python cannot parse is run definition by definition, like a notebook's cells, so
+    that a syntax error costs only the definition it is in."""
     line = f"line {error.lineno}: " if error.lineno else ""
     return split_definitions(text), [f"{SPLIT}{name} {line}{error.msg}. Python cannot run the file as a whole, "
                                      "so it was graded definition by definition: only the broken part loses "
@@ -154,23 +153,31 @@ def python_cells(name: str, text: str) -> tuple[list[str], list[str]]:
 
 
 def unparseable(text: str) -> str | None:
-    """Why Python's parser gives up on this code (nesting too deep for it, or memory), else None.
+    """Why Python's parser gives up on this code (nesting too deep for it, or memory), else None."""
+    return parse_check(text)[0]
 
-    A syntax error is not reported here: the sandbox reports it with the student's line. Parsing
-    happens with less stack than the graders will have, so code that passes here parses there too."""
+
+def parse_check(text: str) -> tuple[str | None, SyntaxError | None]:
+    """(why Python's parser gives up on this code: nesting too deep for it, or memory; its syntax error).
+
+    A syntax error is not a reason to give up: a .py is then split into definitions (python_cells) and
+    the sandbox reports the error with the student's line. Parsing happens with less stack than the
+    graders will have, so code that passes here parses there too."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit - 400, 200))
     try:
         ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
+    except SyntaxError as error:
+        return None, error
+    except ValueError:
+        return None, None
     except RecursionError:
-        return "its expressions are nested too deeply"
+        return "its expressions are nested too deeply", None
     except MemoryError:
-        return "it needs too much memory to parse"
+        return "it needs too much memory to parse", None
     finally:
         sys.setrecursionlimit(limit)
-    return None
+    return None, None
 
 
 def choose(folder: Path, root: Path, assignment: str, stub_text: dict[str, str]) -> tuple[SourceFile, str | None]:
