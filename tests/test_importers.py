@@ -263,7 +263,7 @@ def test_a_py_with_a_syntax_error_is_split_into_definitions(tmp_path):
     text = solution_text(AS) + "\n\ndef broken(:\n    pass\n\n\nAFTER = 1\n"
     write_class(tmp_path, {"s": {f"{AS}.py": text}})
     source = read_submission("s", tmp_path / "s", ASSIGNMENTS, STUBS).files[AS]
-    assert source.problem is None and len(source.cells) > 3
+    assert source.problem is None and len(source.cells) == 3  # before the error, the broken piece, after it
     broken = [c for c in source.cells if "def broken(:" in c]
     assert len(broken) == 1 and "AFTER" not in broken[0]
     line = text.splitlines().index("def broken(:") + 1
@@ -316,3 +316,96 @@ def test_a_canvas_download_of_the_demo_grades_like_the_demo(tmp_path):
             and not c.startswith("quiz:")]
     assert code and all(grace[c] == ada[c] for c in code)
     assert not (out / ".state" / ".import").exists()  # staged copies of students' files are removed
+
+
+# ---------------------------------------------------------------------------------------------- generators
+
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from autograder.grading.definitions import split_definitions  # noqa: E402
+from autograder.grading.importers.canvas import parse  # noqa: E402
+
+SETTINGS = settings(max_examples=150, derandomize=True, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def near_miss(draw, assignment=AS):
+    """What browsers, OSes and students make of a file name: case, separators, copy markers, wrappers."""
+    words = assignment.split("_")
+    words = [draw(st.sampled_from([w, w.upper(), w.capitalize()])) for w in words]
+    stem = draw(st.sampled_from(["_", "-", " ", "."])).join(words)
+    stem = draw(st.sampled_from(["", "Copy of "])) + stem
+    stem += draw(st.sampled_from(["", " (1)", " (12)", "-2", " copy", " - Copy", "_3"]))
+    kind = draw(st.sampled_from(["py", "ipynb"]))
+    ext = draw(st.sampled_from([f".{kind}", f".{kind.upper()}", f".{kind}.txt"]))
+    return stem + ext, kind
+
+
+@SETTINGS
+@given(near_miss())
+def test_every_near_miss_is_read_as_the_assignment(found):
+    name, kind = found
+    assert canonical(name) == (AS, kind), name
+
+
+@SETTINGS
+@given(st.sampled_from(["attention", "scores", "attention_score", "single_head_attention", "my_attention_scores",
+                        "attention_scores_v2_notes"]), st.sampled_from([".py", ".ipynb", ".txt"]))
+def test_other_files_are_not_the_assignment(stem, ext):
+    assert canonical(stem + ext) in (None, (stem.casefold(), ext[1:])) and canonical(stem + ext) != (AS, "py")
+
+
+def definitions_of(text: str) -> list[str]:
+    """The top-level pieces of a file that parses, in order."""
+    import ast
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    starts = [(n.decorator_list[0].lineno if getattr(n, "decorator_list", None) else n.lineno) - 1 for n in tree.body]
+    return ["".join(lines[a:b]) for a, b in zip(starts, starts[1:] + [len(lines)])]
+
+
+BREAKAGES = ["def broken(:\n    pass\n", "x = (1,\n", "class Oops\n    pass\n", "    indented_wrongly = 1\n",
+             "return 5 5\n", "if True\n    y = 2\n"]
+
+
+@SETTINGS
+@given(st.sampled_from(list(paths.ASSIGNMENTS)), st.data())
+def test_one_broken_piece_costs_only_itself(assignment, data):
+    """Insert a broken statement between any two top-level definitions of the solution: every other
+    definition still parses on its own, at its own line of the file."""
+    pieces = definitions_of(solution_text(assignment))
+    at = data.draw(st.integers(1, len(pieces)))
+    broken = data.draw(st.sampled_from(BREAKAGES))
+    text = "".join(pieces[:at]) + broken + "\n" + "".join(pieces[at:])
+    assume(not _compiles(text))  # an indented line after a function is that function's last statement
+    cells = split_definitions(text)
+    failing = [c for c in cells if not _compiles(c)]
+    assert len(failing) == 1 and broken.strip().splitlines()[0] in failing[0]
+    for piece in pieces:  # each definition is in a cell that runs, with the file's line numbers
+        name = piece.strip().splitlines()[-1] if piece.lstrip().startswith("@") else piece.strip().splitlines()[0]
+        assert any(name in c and _compiles(c) for c in cells) or name in failing[0], name
+    for cell in cells:
+        offset = len(cell) - len(cell.lstrip("\n"))
+        first = cell.lstrip("\n").splitlines()[0]
+        assert text.splitlines()[offset] == first
+
+
+def _compiles(cell: str) -> bool:
+    try:
+        compile(cell, "cell", "exec")
+    except SyntaxError:
+        return False
+    return True
+
+
+@SETTINGS
+@given(st.from_regex(r"[a-z]{1,12}", fullmatch=True), st.booleans(), st.integers(1, 10**9), st.integers(1, 10**12),
+       st.sampled_from([f"{AS}.py", f"{SHA}.ipynb", "quiz_attention.yaml", "My Work.zip"]), st.integers(0, 30))
+def test_canvas_names_are_read_back(name, late, user, attachment, file, version):
+    stem, ext = os.path.splitext(file)
+    uploaded = f"{stem}-{version}{ext}" if version else file
+    upload = parse(Path(f"{name}{'_late' if late else ''}_{user}_{attachment}_{uploaded}"))
+    assert (upload.name, upload.late, upload.user, upload.attachment, upload.file, upload.version) == \
+        (name, late, str(user), attachment, file, version)
