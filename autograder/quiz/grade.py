@@ -21,7 +21,7 @@ from .choices import read_choice, read_verdict
 from .code_answers import CodeAnswer, CodeEvaluator, prepare
 from .equivalence import Verdict, compare_formula, read_number
 from .model import AnswerValue, ItemResult, Question, Quiz, QuizFormatError, QuizResult
-from .meaning import accepted_structures, lexicon
+from .meaning import accepted_structures, lexicon, scored_structures
 from .normalize import normalize_answer
 from .notation import Vocabulary
 from .suggest import Suggestion, reading, rubric_score, suggest, why_not_pinned
@@ -154,9 +154,14 @@ def _grade_text(q: Question, given: Any, context: GradingContext) -> Outcome:
     meaning = reading(q, given)
     if meaning is not None and not meaning.unknown:
         accepted = accepted_structures(q.accepted, lexicon(q.terms, q.languages))
+        typos = "".join(f" (read {wrong!r} as {right!r})" for wrong, right in meaning.corrected)
         if meaning.terms in accepted:
-            typos = "".join(f" (read {wrong!r} as {right!r})" for wrong, right in meaning.corrected)
             return Outcome(q.points, f"Correct: it says what {accepted[meaning.terms]!r} says.{typos}")
+        scored = scored_structures(q.scored, lexicon(q.terms, q.languages))
+        if meaning.terms in scored:
+            points, feedback = scored[meaning.terms]
+            default = "Partial credit." if points else "Incorrect."
+            return Outcome(points, f"{feedback or default}{typos}")
     suggestion = suggest(q, given, why_not_pinned(meaning))
     return _judged_by_person(q, given, context, "This answer is read by a person", suggestion)
 

@@ -126,7 +126,7 @@ def _terms_problems(raw: dict, languages: tuple[str, ...]) -> list[str]:
     """Terms pin meanings: each phrase names one term, and every accepted answer reads as terms and fillers."""
     terms = raw.get("terms")
     if not terms:
-        return []
+        return ["'scored' answers need 'terms' (they are matched by their key terms)"] if raw.get("scored") else []
     if raw.get("maths") or raw.get("code"):
         return ["'terms' are for free-text answers, not for maths or code answers"]
     problems, owner = [], {}
@@ -138,11 +138,19 @@ def _terms_problems(raw: dict, languages: tuple[str, ...]) -> list[str]:
             elif owner.setdefault(key, name) != name:
                 problems.append(f"phrase {text!r} is listed under both {owner[key]!r} and {name!r}")
     lex = lexicon(_terms(terms), languages)
-    for index, answer in enumerate(raw["accepted"]):
+    said: dict[tuple[str, ...], tuple[float, str]] = {}
+    answers = [(f"accepted[{i}]", a, raw["points"]) for i, a in enumerate(raw["accepted"])]
+    answers += [(f"scored[{i}]", s["answer"], s["points"]) for i, s in enumerate(raw.get("scored", []))]
+    for where, answer, points in answers:
         reading = read_meaning(answer, lex)
         if reading.unknown:
-            problems.append(f"'accepted[{index}]' {answer!r} uses words no term lists: "
+            problems.append(f"'{where}' {answer!r} uses words no term lists: "
                             f"{', '.join(dict.fromkeys(reading.unknown))}")
+        elif said.setdefault(reading.terms, (points, where))[0] != points:
+            problems.append(f"'{where}' {answer!r} states the same terms as '{said[reading.terms][1]}' "
+                            f"but scores {points:g}, not {said[reading.terms][0]:g}")
+        if where.startswith("scored") and points >= raw["points"]:
+            problems.append(f"'{where}' scores {points:g}: an answer worth full marks belongs in 'accepted'")
     return problems
 
 
@@ -178,6 +186,7 @@ def _build_question(raw: dict, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
         constants=tuple((k, float(v)) for k, v in (raw.get("constants") or {}).items()),
         review_if=tuple(raw.get("review_if", [])),
         terms=_terms(raw.get("terms")),
+        scored=tuple((s["answer"], float(s["points"]), s.get("feedback", "")) for s in raw.get("scored", [])),
         languages=languages,
         verdicts=tuple(sorted((verdicts or {}).items())) if raw["type"] == "true_false" else (),
     )

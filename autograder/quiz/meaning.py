@@ -183,3 +183,14 @@ def accepted_structures(answers: tuple[str, ...], lex: Lexicon) -> dict[tuple[st
         if not reading.unknown and reading.terms:
             structures.setdefault(reading.terms, answer)
     return structures
+
+
+@lru_cache(maxsize=256)
+def scored_structures(scored: tuple[tuple[str, float, str], ...], lex: Lexicon) -> dict[tuple[str, ...], tuple[float, str]]:
+    """Key-term sequence -> (points, feedback) of the answers whose score the author fixed."""
+    found: dict[tuple[str, ...], tuple[float, str]] = {}
+    for answer, points, feedback in scored:
+        reading = read_meaning(answer, lex)
+        if not reading.unknown and reading.terms:
+            found.setdefault(reading.terms, (points, feedback))
+    return found

@@ -97,6 +97,9 @@ class Question:
     # Free text: key term name -> phrases meaning it; an answer stating an accepted answer's terms in the
     # same sequence, with no other word than fillers, is right without review (meaning.py).
     terms: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Free text: other answers whose score the author fixed (partial credit, or 0 for a known wrong answer),
+    # matched like accepted answers: (answer, points, feedback).
+    scored: tuple[tuple[str, float, str], ...] = ()
     languages: tuple[str, ...] = DEFAULT_LANGUAGES  # the quiz's: fillers and true/false words
     verdicts: tuple[tuple[str, bool], ...] = ()     # true_false: word -> verdict, for the quiz's languages
 

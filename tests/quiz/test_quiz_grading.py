@@ -139,8 +139,9 @@ def test_free_text_earns_credit_only_when_it_states_an_accepted_answer(real_quiz
     else; a full keyword match alone (swapped roles, negation, stuffing) only gets a suggestion."""
     question = real_quizzes["attention_score"].question("sc-07")  # grow / saturate / shrink
     cases = {
-        "The scores get large.": (0, True),
-        "Scores grow and softmax saturates": (0, True),
+        "The scores get large.": (1, False),  # an answer the author scored: one step of three
+        "Scores grow and softmax saturates": (2, False),
+        "Scores grow and softmax saturates, I guess": (0, True),
         "Scores grow, the softmax saturates and gradients vanish": (3, False),
         "the scores grow so the softmax saturates, so the gradients vanish": (3, False),
         "Scores grow, the softmax saturates and gradients do not vanish": (0, True),

@@ -138,7 +138,7 @@ def test_rubric_keywords_strung_together_only_ever_suggest(questions, data):
 def test_the_issues_wrong_answers_are_never_right_alone(real_quizzes, question_id, answer):
     question = next(q for q in _free_text(real_quizzes) if q.id == question_id)
     result = grade_question(question, answer)
-    assert result.pending and result.score == 0, result.feedback
+    assert result.score == 0, result.feedback  # pending, or a wrong answer the author scored 0
 
 
 @pytest.mark.parametrize("question_id, answer", [
@@ -161,3 +161,13 @@ def test_every_free_text_question_has_terms_that_read_each_accepted_answer(real_
         assert q.terms, q.id
         assert len(_structures(q)) >= 1 and all(_credited(q, a) for a in q.accepted), q.id
 
+
+
+def test_an_answer_whose_score_the_author_fixed_gets_it_in_other_words_only(real_quizzes):
+    question = next(q for q in _free_text(real_quizzes) if q.id == "sc-04")
+    zero = grade_question(question, "set the score to minus infinity after the softmax.")
+    assert (zero.score, zero.pending) == (0, False) and "before it" in zero.feedback
+    assert grade_question(question, "set the score to minus infinity after the softmax, not before").pending
+    half = grade_question(next(q for q in _free_text(real_quizzes) if q.id == "att-07"),
+                          "The decoder attends to every encoder state")
+    assert (half.score, half.pending) == (1, False) and "single final vector" in half.feedback
