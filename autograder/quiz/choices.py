@@ -2,7 +2,8 @@
 
 A multiple-choice answer may be the option's letter ("b", "(b)", "B.", "option b"), the letter with its
 text ("b) the decoder", "c) O(n²)") or the text alone. A letter whose text belongs to another option is
-a contradiction a person settles. A true/false answer may be written in any of the quiz's languages
+a contradiction a person settles, and so is an answer that names no option ("the second one", a
+paraphrase): only an answer naming two options scores 0 on its own. A true/false answer may be written in any of the quiz's languages
 ("vrai", "verdadero", "falsch"), with a closing explanation ("False: the softmax does that"); an answer
 that says both, or hedges ("not true", "probably false"), goes to a person.
 """
@@ -31,6 +32,7 @@ _OPTION_PREFIX = re.compile(r"^(?:option|answer|choice|reponse|réponse|respuest
                             re.I)
 _LETTER = re.compile(r"^[(\[]?([a-z])(?:\s*[)\].:\-–—=]|\s*$)\s*(.*)$", re.S | re.I)
 _WORD = re.compile(r"[^\W\d_]+")
+_SEVERAL = re.compile(r"^[(\[]?[a-z][)\]]?(?:\s*(?:,|;|/|&|and|or|et|ou|y|o|und|oder)\s*[(\[]?[a-z][)\]]?)+\.?$", re.I)
 
 
 def verdict_words(languages: Iterable[str], extra: dict[bool, Iterable[str]] | None = None) -> dict[str, bool]:
@@ -85,9 +87,13 @@ def read_choice(given: object, options: dict[str, str]) -> Reading:
     whole = normalize_answer(text)
     if whole in by_text:  # the text alone ("a weighted sum of values" is not the letter a)
         return Reading(by_text[whole])
+    if _SEVERAL.match(text) and all(c.casefold() in options for c in re.findall(r"\b[a-z]\b", text, re.I)
+                                    if c.casefold() not in ("y", "o")):
+        return Reading(unreadable=f"{given!r} names more than one option: answer with one.")
     match = _LETTER.match(text)
-    if match is None or match.group(1).casefold() not in options:
-        return Reading(unreadable=f"{given!r} is not one of the options {', '.join(sorted(options))}.")
+    if match is None or match.group(1).casefold() not in options:  # prose, a paraphrase: a person reads it
+        return Reading(unclear=f"The grader could not read {given.strip()!r} as one of the options "
+                               f"{', '.join(sorted(options))}")
     letter, rest = match.group(1).casefold(), normalize_answer(match.group(2))
     if not rest or rest == normalize_answer(options[letter]):
         return Reading(letter)

@@ -176,7 +176,8 @@ def _grade_maths(q: Question, given: Any, context: GradingContext) -> Outcome:
 
 
 def _grade_code(q: Question, given: Any, context: GradingContext) -> Outcome:
-    if normalize_answer(given) in {normalize_answer(a) for a in q.accepted}:
+    # Code is case-sensitive (`F.Softmax` does not exist): only spacing may differ from an accepted answer.
+    if "".join(str(given).split()) in {"".join(a.split()) for a in q.accepted}:
         return Outcome(q.points, "Correct.")
     prepared = prepare(q, given)
     verdict = prepared if isinstance(prepared, Verdict) else context.code_verdict(q, prepared)

@@ -29,7 +29,7 @@ def test_perfect_answers_score_full_marks(mini):
     ("b", 1), ("B", 1), ("(b)", 1), ("b)", 1), (" b. ", 1), ("beta", 1), ("Beta", 1), ("B.", 1), ("[b]", 1),
     ("b) beta", 1), ("(b) Beta", 1), ("B. beta", 1), ("b - beta", 1), ("option b", 1), ("Answer: b", 1),
     ("b) beta, because it is second", 1),
-    ("a", 0), ("alpha", 0), ("a) alpha", 0), ("z", 0), ("b and c", 0), ("b) c)", 0), (2, 0), (True, 0),
+    ("a", 0), ("alpha", 0), ("a) alpha", 0), ("b and c", 0), ("b) c)", 0), (2, 0), (True, 0),
 ])
 def test_multiple_choice(mini, given, score):
     result = grade_question(mini.question("q-mc"), given)
@@ -40,6 +40,12 @@ def test_multiple_choice(mini, given, score):
 def test_a_letter_with_another_options_text_goes_to_review(mini, given):
     result = grade_question(mini.question("q-mc"), given)
     assert result.pending and result.score == 0 and "letter" in result.feedback
+
+
+@pytest.mark.parametrize("given", ["z", "the second one", "la deuxième", "beta-ish"])
+def test_an_answer_that_names_no_option_goes_to_review(mini, given):
+    result = grade_question(mini.question("q-mc"), given)
+    assert result.pending and result.score == 0 and "could not read" in result.feedback
 
 
 @pytest.mark.parametrize("question_id, given", [
@@ -54,7 +60,7 @@ def test_real_options_as_students_write_them(real_quizzes, question_id, given):
 
 def test_multiple_choice_feedback_names_the_choice(mini):
     assert grade_question(mini.question("q-mc"), "a").feedback == "Incorrect: you chose (a) alpha."
-    assert "not one of the options a, b, c" in grade_question(mini.question("q-mc"), "z").feedback
+    assert "could not read 'z' as one of the options a, b, c" in grade_question(mini.question("q-mc"), "z").feedback
 
 
 @pytest.mark.parametrize("given, score", [
@@ -90,6 +96,8 @@ def test_a_code_answer_with_a_mistyped_name_goes_to_review_with_the_error(real_q
                         ("F.softmax(scores, dims=-1)", "unexpected keyword argument 'dims'")):
         result = grade_question(question, slip)
         assert result.pending and result.score == 0 and error in result.feedback, result.feedback
+    capital = grade_question(question, "F.Softmax(scores, dim=-1)")  # code is case-sensitive
+    assert capital.pending and "no attribute 'Softmax'" in capital.feedback
     wrong = grade_question(question, "F.softmax(scores, dim=1)")
     assert not wrong.pending and wrong.score == 0
 
@@ -139,8 +147,8 @@ def test_free_text_earns_credit_only_when_it_states_an_accepted_answer(real_quiz
     else; a full keyword match alone (swapped roles, negation, stuffing) only gets a suggestion."""
     question = real_quizzes["attention_score"].question("sc-07")  # grow / saturate / shrink
     cases = {
-        "The scores get large.": (1, False),  # an answer the author scored: one step of three
-        "Scores grow and softmax saturates": (2, False),
+        "The scores get large.": (0, True),
+        "Scores grow and softmax saturates": (0, True),
         "Scores grow and softmax saturates, I guess": (0, True),
         "Scores grow, the softmax saturates and gradients vanish": (3, False),
         "the scores grow so the softmax saturates, so the gradients vanish": (3, False),

@@ -163,11 +163,20 @@ def test_every_free_text_question_has_terms_that_read_each_accepted_answer(real_
 
 
 
-def test_an_answer_whose_score_the_author_fixed_gets_it_in_other_words_only(real_quizzes):
-    question = next(q for q in _free_text(real_quizzes) if q.id == "sc-04")
-    zero = grade_question(question, "set the score to minus infinity after the softmax.")
-    assert (zero.score, zero.pending) == (0, False) and "before it" in zero.feedback
-    assert grade_question(question, "set the score to minus infinity after the softmax, not before").pending
-    half = grade_question(next(q for q in _free_text(real_quizzes) if q.id == "att-07"),
-                          "The decoder attends to every encoder state")
-    assert (half.score, half.pending) == (1, False) and "single final vector" in half.feedback
+
+def test_an_answer_whose_score_the_author_fixed_gets_it_in_other_words_only(minimal_quiz_data):
+    from autograder.quiz import quiz_from_data
+
+    question = next(q for q in minimal_quiz_data["questions"] if q["id"] == "q-sa")
+    question.update(accepted=["divide by the square root of d_k"], regex=[],
+                    terms={"divide": ["divide by", "divided by"], "root-dk": ["the square root of d_k", "sqrt(d_k)"],
+                           "dk": ["d_k"], "multiply": ["multiply by"]},
+                    scored=[{"answer": "divide by d_k", "points": 1, "feedback": "Not d_k itself: its square root."},
+                            {"answer": "multiply by sqrt(d_k)", "points": 0}])
+    q = quiz_from_data(minimal_quiz_data).question("q-sa")
+    assert (grade_question(q, "divided by sqrt(d_k)").score, grade_question(q, "divided by sqrt(d_k)").pending) == (2, False)
+    half = grade_question(q, "Divided by d_k.")
+    assert (half.score, half.pending, half.feedback) == (1, False, "Not d_k itself: its square root.")
+    zero = grade_question(q, "multiply by the square root of d_k")
+    assert (zero.score, zero.pending, zero.feedback) == (0, False, "Incorrect.")
+    assert grade_question(q, "maybe divide by d_k").pending
