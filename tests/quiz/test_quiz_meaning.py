@@ -180,3 +180,18 @@ def test_an_answer_whose_score_the_author_fixed_gets_it_in_other_words_only(mini
     zero = grade_question(q, "multiply by the square root of d_k")
     assert (zero.score, zero.pending, zero.feedback) == (0, False, "Incorrect.")
     assert grade_question(q, "maybe divide by d_k").pending
+
+
+def test_the_reviewer_hint_reaches_the_class_results_and_survives_saving(real_quizzes, tmp_path):
+    from autograder.grading.quizzes import convert, feedback_for
+    from autograder.quiz import grade_quiz
+    from autograder.results import StudentResult, load, save
+
+    quiz = real_quizzes["attention"]
+    graded = grade_quiz(quiz, {"att-07": "attention compresses all encoder states into one final vector"})
+    item = convert(graded, tmp_path).items[[q.id for q in quiz.questions].index("att-07")]
+    assert item.pending and item.suggested_score == 2 and "'compresses'" in item.suggestion
+    assert item.meaning == "attention compresses <all-states> into <one-vector>"
+    assert "rubric" not in feedback_for(graded.item("att-07"))  # the hint is for the reviewer, not the student
+    save(StudentResult("ada", (), (convert(graded, tmp_path),)), tmp_path / "ada.json")
+    assert load(tmp_path / "ada.json").quizzes[0].items == convert(graded, tmp_path).items
