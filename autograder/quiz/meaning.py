@@ -54,6 +54,7 @@ _CONTRACTIONS = ((re.compile(r"\bcan't\b"), "can not"), (re.compile(r"\bwon't\b"
                  (re.compile(r"n't\b"), " not"))
 _BRITISH = re.compile(r"(?<=[^\W\d_]{3})is(e|ed|es|ing|ation|ations)\b")
 TYPO_MIN_LENGTH = 6
+MAX_WORDS = 120  # far beyond a short answer; a longer text is read by a person, not word by word
 
 
 def words(text: object) -> list[str]:
@@ -132,7 +133,11 @@ class MeaningReading:
 
 
 def read_meaning(text: object, lex: Lexicon) -> MeaningReading:
+    if len(str(text)) > MAX_WORDS * 20:  # never read a cut text: its tail could turn the meaning
+        return MeaningReading((), ("<too long>",), (), "<too long>")
     tokens = [t for t in words(text) if t not in lex.fillers]
+    if len(tokens) > MAX_WORDS:
+        return MeaningReading((), ("<too long>",), (), "<too long>")
     tokens, corrected = _correct_typos(tokens, lex)
     stated: list[str] = []
     unknown: list[str] = []

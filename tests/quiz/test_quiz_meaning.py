@@ -195,3 +195,10 @@ def test_the_reviewer_hint_reaches_the_class_results_and_survives_saving(real_qu
     assert "rubric" not in feedback_for(graded.item("att-07"))  # the hint is for the reviewer, not the student
     save(StudentResult("ada", (), (convert(graded, tmp_path),)), tmp_path / "ada.json")
     assert load(tmp_path / "ada.json").quizzes[0].items == convert(graded, tmp_path).items
+
+
+def test_a_very_long_answer_is_read_by_a_person_quickly(real_quizzes):
+    question = next(q for q in _free_text(real_quizzes) if q.id == "att-07")
+    long_answer = "The decoder can look at all encoder states instead of one final vector. " * 2000
+    result = grade_question(question, long_answer)
+    assert result.pending and result.score == 0
