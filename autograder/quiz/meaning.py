@@ -27,7 +27,8 @@ from .normalize import plain_text
 
 # Meaning-light words per language: dropping them never changes what an answer states.
 FILLERS: dict[str, frozenset[str]] = {
-    "en": frozenset("the a an it its this that which and so then thus therefore hence to of is are be first next"
+    # Sequence words only where they keep the text's order ("then", "next"); "first" can reorder a list.
+    "en": frozenset("the a an it its this that which and so then thus therefore hence to of is are be next"
                     " finally -> =>".split()),
     "fr": frozenset("le la les l un une des de d du et donc puis alors ensuite est sont ce c qui que qu il"
                     " elle".split()),
