@@ -60,6 +60,10 @@ class QuizItem:
     max_score: float
     feedback: str = ""
     pending: bool = False        # waiting for the instructor's review: its points are neither earned nor lost yet
+    # Pending items only, for the reviewer (never in student feedback): see autograder/quiz/model.ItemResult.
+    suggested_score: float | None = None  # the keyword rubric's suggestion; never awarded by itself
+    suggestion: str = ""                  # why the rubric suggests it, and why no rule could decide
+    meaning: str | None = None            # canonical reading: same meaning, same group
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,9 @@ def _queue(graded: dict) -> dict:
             for item in result.items:
                 if item.pending:
                     entry = pending.setdefault(result.quiz_id, {}).setdefault(item.question_id, {}).setdefault(
-                        item.review_text, {"answer": str(item.given), "students": []})
+                        item.review_text, {"answer": str(item.given), "students": [],
+                                           "suggested_score": item.suggested_score, "suggestion": item.suggestion,
+                                           "meaning": item.meaning})
                     entry["students"].append(sid)
     return pending
 
@@ -102,7 +104,8 @@ def convert(graded, folder: Path) -> QuizResult:
     def shown(text: str) -> str:  # students see their file's name, not the grading machine's paths
         return " ".join(text.replace(f"{folder}{os.sep}", "").split("\n"))
 
-    items = tuple(QuizItem(i.question_id, float(i.score), float(i.max_score), feedback_for(i), i.pending)
+    items = tuple(QuizItem(i.question_id, float(i.score), float(i.max_score), feedback_for(i), i.pending,
+                           i.suggested_score, i.suggestion, i.meaning)
                   for i in graded.items)
     return QuizResult(graded.quiz_id, float(graded.score), float(graded.max_score), items,
                       shown(graded.problem) if graded.problem else None, float(graded.pending))

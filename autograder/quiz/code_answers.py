@@ -20,9 +20,13 @@ from .equivalence import Verdict
 from .model import CodeSpec, Question
 from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
 
-EVALUATOR_VERSION = "1"
+EVALUATOR_VERSION = "2"  # 2: a name or attribute slip goes to review, not to 0
 SEEDS = (1013, 2029)  # two input sets: a coincidence on one is not a match
 RTOL, ATOL = 1e-4, 1e-6
+# Errors that say a name was mistyped (`F.sofmax`, `dims=-1`), not that the computation is wrong: a
+# person reads such an answer, as the maths questions do with an unknown name.
+_SLIPS = ("NameError:", "AttributeError:", "TypeError: ")
+_SLIP_TYPEERROR = "unexpected keyword argument"
 MODULES = frozenset({"torch", "F", "nn", "math"})
 HELPERS = '''import math
 import torch
@@ -218,6 +222,9 @@ class CodeEvaluator:
         for variant in question.code.variants or ("dot",):
             if all(same_tensor(outputs.get((variant, s)), expected[variant, s]) for s in SEEDS):
                 return Verdict(True, "Correct: it computes the same tensors as the expected answer.")
+        if errors and len(errors) == len(outputs) and all(_is_slip(e) for e in errors):
+            return Verdict(None, f"Running it failed with {errors[0]}, which looks like a typo in a name; "
+                                 "your instructor will read it")
         if errors and len(errors) == len(outputs):
             return Verdict(False, f"Incorrect: evaluating it on test tensors failed with {errors[0]}")
         return Verdict(False, "Incorrect: on test tensors it computes something else than the expected answer"
@@ -229,6 +236,12 @@ class CodeEvaluator:
         from ..results import write_atomic
 
         write_atomic(self.cache_path, json.dumps(self.cache, indent=0, sort_keys=True))
+
+
+def _is_slip(error: str) -> bool:
+    if error.startswith("TypeError: "):
+        return _SLIP_TYPEERROR in error
+    return error.startswith(_SLIPS)
 
 
 def _shape_note(outputs: dict, expected: dict) -> str:
@@ -248,4 +261,4 @@ def _read_cache(path: Path | None) -> dict[str, dict]:
     except (OSError, ValueError):
         return {}
     return {k: v for k, v in data.items() if isinstance(v, dict) and set(v) == {"equal", "message"}
-            and v["equal"] in (True, False) and isinstance(v["message"], str)} if isinstance(data, dict) else {}
+            and v["equal"] in (True, False, None) and isinstance(v["message"], str)} if isinstance(data, dict) else {}

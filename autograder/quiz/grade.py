@@ -17,18 +17,17 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Union
 
 from .answers import AnswerSheet, read_answer_sheet
+from .choices import read_choice, read_verdict
 from .code_answers import CodeAnswer, CodeEvaluator, prepare
 from .equivalence import Verdict, compare_formula, read_number
 from .model import AnswerValue, ItemResult, Question, Quiz, QuizFormatError, QuizResult
-from .normalize import keyword_in, normalize_answer
+from .meaning import accepted_structures, lexicon, scored_structures
+from .normalize import normalize_answer
 from .notation import Vocabulary
+from .suggest import Suggestion, reading, rubric_score, suggest, why_not_pinned
 
 # Floats like 0.1 + 0.2 must still hit a tolerance of exactly 0.
 _FLOAT_SLACK = 1e-9
-
-_TRUE_WORDS = {"true", "t", "yes", "y"}
-_FALSE_WORDS = {"false", "f", "no", "n"}
-
 
 def answer_file_name(quiz: Quiz) -> str:
     """Name of the answer file a student hands in for `quiz`: quiz_<quiz id>.yaml."""
@@ -91,38 +90,31 @@ class Outcome:
     score: float
     feedback: str
     pending: bool = False
+    suggestion: Suggestion | None = None  # pending free text: the reviewer's hint
 
 
 def _is_blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _grade_multiple_choice(q: Question, given: Any) -> tuple[float, str]:
-    if not isinstance(given, str):
-        return 0.0, f"Answer with one option id ({', '.join(o.id for o in q.options)})."
-    choice = given.strip().strip("()").rstrip(").").strip().casefold()
-    option_ids = {o.id for o in q.options}
-    if choice not in option_ids:
-        # Accept the option's text too: students sometimes copy the option instead of its letter.
-        by_text = {normalize_answer(o.text): o.id for o in q.options}
-        choice = by_text.get(normalize_answer(given), "")
-    if not choice:
-        return 0.0, f"{given!r} is not one of the options {', '.join(sorted(option_ids))}."
-    if choice == q.answer:
-        return q.points, "Correct."
-    return 0.0, f"Incorrect: you chose ({choice}) {q.option(choice).text}."
+def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> Outcome:
+    choice = read_choice(given, {o.id: o.text for o in q.options})
+    if choice.unclear:
+        return _judged_by_person(q, given, context, choice.unclear)
+    if choice.unreadable:
+        return Outcome(0.0, choice.unreadable)
+    if choice.value == q.answer:
+        return Outcome(q.points, "Correct.")
+    return Outcome(0.0, f"Incorrect: you chose ({choice.value}) {q.option(choice.value).text}.")
 
 
-def _grade_true_false(q: Question, given: Any) -> tuple[float, str]:
-    value: bool | None = given if isinstance(given, bool) else None
-    if isinstance(given, str):
-        word = given.strip().strip(".").casefold()
-        value = True if word in _TRUE_WORDS else False if word in _FALSE_WORDS else None
-    if value is None:
-        return 0.0, f"Answer with true or false (got {given!r})."
-    if value == q.answer:
-        return q.points, "Correct."
-    return 0.0, "Incorrect."
+def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outcome:
+    verdict = read_verdict(given, dict(q.verdicts))
+    if verdict.unclear:
+        return _judged_by_person(q, given, context, verdict.unclear)
+    if verdict.unreadable:
+        return Outcome(0.0, verdict.unreadable)
+    return Outcome(q.points, "Correct.") if verdict.value == q.answer else Outcome(0.0, "Incorrect.")
 
 
 def _grade_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
@@ -134,7 +126,8 @@ def _grade_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
     return Outcome(0.0, f"Incorrect: {value:g} is not within {q.tolerance:g} of the expected value.")
 
 
-def _judged_by_person(q: Question, given: Any, context: GradingContext, why: str) -> Outcome:
+def _judged_by_person(q: Question, given: Any, context: GradingContext, why: str,
+                      suggestion: Suggestion | None = None) -> Outcome:
     """An answer the grader cannot judge: the instructor's decision for its group, or pending review."""
     decision = context.decisions.get(context.quiz_id, q.id, review_text(given))
     if decision is not None:
@@ -143,28 +136,34 @@ def _judged_by_person(q: Question, given: Any, context: GradingContext, why: str
                                          "Partial credit." if score else "Incorrect.")
         return Outcome(score, f"{feedback} (graded by your instructor)")
     points = f"{q.points:g} point{'' if q.points == 1 else 's'}"
-    return Outcome(0.0, f"{why.rstrip('.')}: waiting for your instructor's review ({points} pending).", pending=True)
-
-
-def _rubric_hits(q: Question, answer: str):
-    return [item for item in q.rubric if any(keyword_in(k, answer) for k in item.keywords)]
+    return Outcome(0.0, f"{why.rstrip('.')}: waiting for your instructor's review ({points} pending).", pending=True,
+                   suggestion=suggestion)
 
 
 def rubric_suggestion(q: Question, given: Any) -> float | None:
-    """What the keyword rubric would give (shown to the reviewing instructor as a suggestion)."""
-    if not q.rubric:
-        return None
-    return min(q.points, sum(item.points for item in _rubric_hits(q, normalize_answer(given))))
+    """What the keyword rubric would give (shown to the reviewing instructor as a suggestion, never awarded)."""
+    return rubric_score(q, given)
 
 
 def _grade_text(q: Question, given: Any, context: GradingContext) -> Outcome:
+    """Exact accepted answers and the author's regexes, then answers that state an accepted answer's key
+    terms in its order and nothing else (meaning.py); everything else is read by a person."""
     answer = normalize_answer(given)
     if answer in {normalize_answer(a) for a in q.accepted} or any(re.fullmatch(p, answer) for p in q.regex):
         return Outcome(q.points, "Correct.")
-    flagged = any(keyword_in(k, answer) for k in q.review_if)
-    if q.auto_rubric and not flagged and rubric_suggestion(q, given) >= q.points:
-        return Outcome(q.points, "Correct (all key points mentioned).")
-    return _judged_by_person(q, given, context, "This answer is read by a person")
+    meaning = reading(q, given)
+    if meaning is not None and not meaning.unknown:
+        accepted = accepted_structures(q.accepted, lexicon(q.terms, q.languages))
+        typos = "".join(f" (read {wrong!r} as {right!r})" for wrong, right in meaning.corrected)
+        if meaning.terms in accepted:
+            return Outcome(q.points, f"Correct: it says what {accepted[meaning.terms]!r} says.{typos}")
+        scored = scored_structures(q.scored, lexicon(q.terms, q.languages))
+        if meaning.terms in scored:
+            points, feedback = scored[meaning.terms]
+            default = "Partial credit." if points else "Incorrect."
+            return Outcome(points, f"{feedback or default}{typos}")
+    suggestion = suggest(q, given, why_not_pinned(meaning))
+    return _judged_by_person(q, given, context, "This answer is read by a person", suggestion)
 
 
 def _grade_maths(q: Question, given: Any, context: GradingContext) -> Outcome:
@@ -177,7 +176,8 @@ def _grade_maths(q: Question, given: Any, context: GradingContext) -> Outcome:
 
 
 def _grade_code(q: Question, given: Any, context: GradingContext) -> Outcome:
-    if normalize_answer(given) in {normalize_answer(a) for a in q.accepted}:
+    # Code is case-sensitive (`F.Softmax` does not exist): only spacing may differ from an accepted answer.
+    if "".join(str(given).split()) in {"".join(a.split()) for a in q.accepted}:
         return Outcome(q.points, "Correct.")
     prepared = prepare(q, given)
     verdict = prepared if isinstance(prepared, Verdict) else context.code_verdict(q, prepared)
@@ -196,23 +196,22 @@ def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Out
     return {"maths": _grade_maths, "code": _grade_code, "text": _grade_text}[q.grading](q, given, context)
 
 
-def _plain(grader: Callable[[Question, Any], tuple[float, str]]) -> Callable[[Question, Any, GradingContext], Outcome]:
-    return lambda q, given, context: Outcome(*grader(q, given))
-
-
 _GRADERS: dict[str, Callable[[Question, Any, GradingContext], Outcome]] = {
-    "multiple_choice": _plain(_grade_multiple_choice),
-    "true_false": _plain(_grade_true_false),
+    "multiple_choice": _grade_multiple_choice,
+    "true_false": _grade_true_false,
     "numeric": _grade_numeric,
     "short_answer": _grade_short_answer,
 }
 
 
-def _item(q: Question, given: AnswerValue, score: float, feedback: str, pending: bool = False) -> ItemResult:
+def _item(q: Question, given: AnswerValue, score: float, feedback: str, pending: bool = False,
+          suggestion: Suggestion | None = None) -> ItemResult:
+    hint = suggestion if pending and suggestion is not None else Suggestion(None, "", None)
     return ItemResult(
         question_id=q.id, score=score, max_score=q.points, given=given,
         correct_answer=q.correct_answer_text(), explanation=q.explanation, feedback=feedback, pending=pending,
         review_text=review_text(given) if pending else None,
+        suggested_score=hint.score, suggestion=hint.why, meaning=hint.meaning,
     )
 
 
@@ -229,7 +228,7 @@ def grade_question(q: Question, given: AnswerValue, context: GradingContext | No
         except Exception as exc:  # grading must never take the whole class down
             outcome = Outcome(0.0, f"Could not grade this answer ({type(exc).__name__}); ask your instructor.")
         context.memo[key] = outcome
-    return _item(q, given, outcome.score, outcome.feedback, outcome.pending)
+    return _item(q, given, outcome.score, outcome.feedback, outcome.pending, outcome.suggestion)
 
 
 def grade_quiz(quiz: Quiz, answers: Mapping[str, AnswerValue], context: GradingContext | None = None,

@@ -9,7 +9,9 @@ from typing import Any, Union
 
 import yaml
 
-from .model import AnswerValue, CodeSpec, MathsSpec, Option, Question, Quiz, QuizFormatError, RubricItem
+from .choices import verdict_words
+from .meaning import lexicon, read_meaning
+from .model import DEFAULT_LANGUAGES, AnswerValue, CodeSpec, MathsSpec, Option, Question, Quiz, QuizFormatError, RubricItem
 from .schema import answers_schema_problems, quiz_schema_problems
 
 PathLike = Union[str, Path]
@@ -104,8 +106,11 @@ def _semantic_problems(data: dict) -> list[tuple[str, str]]:
                                     f"question's {raw['points']:g} points"))
         if raw.get("maths") and raw.get("code"):
             problems.append((where, "a short answer is graded as maths or as code, not both"))
-        if raw.get("auto_rubric") and not raw.get("rubric"):
-            problems.append((where, "'auto_rubric' needs a 'rubric'"))
+        if "auto_rubric" in raw:
+            problems.append((where, "'auto_rubric' is no longer supported: a keyword rubric only suggests a score "
+                                    "to the reviewer; list 'terms' so that answers stating an accepted answer's "
+                                    "key terms in the same order are graded without review"))
+        problems += [(where, text) for text in _terms_problems(raw, tuple(data.get("languages") or DEFAULT_LANGUAGES))]
         if qid in data.get("retired", []):
             problems.append((where, f"'{qid}' is a retired id: give the question a new one"))
         if objectives and raw["objective"] not in objectives:
@@ -117,7 +122,44 @@ def _semantic_problems(data: dict) -> list[tuple[str, str]]:
     return problems
 
 
-def _build_question(raw: dict) -> Question:
+def _terms_problems(raw: dict, languages: tuple[str, ...]) -> list[str]:
+    """Terms pin meanings: each phrase names one term, and every accepted answer reads as terms and fillers."""
+    terms = raw.get("terms")
+    if not terms:
+        return ["'scored' answers need 'terms' (they are matched by their key terms)"] if raw.get("scored") else []
+    if raw.get("maths") or raw.get("code"):
+        return ["'terms' are for free-text answers, not for maths or code answers"]
+    problems, owner = [], {}
+    for name, phrases in terms.items():
+        for text in phrases:
+            key = read_meaning(text, lexicon((), languages)).canonical
+            if not key:
+                problems.append(f"term {name!r}: phrase {text!r} has no word that is not a filler")
+            elif owner.setdefault(key, name) != name:
+                problems.append(f"phrase {text!r} is listed under both {owner[key]!r} and {name!r}")
+    lex = lexicon(_terms(terms), languages)
+    said: dict[tuple[str, ...], tuple[float, str]] = {}
+    answers = [(f"accepted[{i}]", a, raw["points"]) for i, a in enumerate(raw["accepted"])]
+    answers += [(f"scored[{i}]", s["answer"], s["points"]) for i, s in enumerate(raw.get("scored", []))]
+    for where, answer, points in answers:
+        reading = read_meaning(answer, lex)
+        if reading.unknown:
+            problems.append(f"'{where}' {answer!r} uses words no term lists: "
+                            f"{', '.join(dict.fromkeys(reading.unknown))}")
+        elif said.setdefault(reading.terms, (points, where))[0] != points:
+            problems.append(f"'{where}' {answer!r} states the same terms as '{said[reading.terms][1]}' "
+                            f"but scores {points:g}, not {said[reading.terms][0]:g}")
+        if where.startswith("scored") and points >= raw["points"]:
+            problems.append(f"'{where}' scores {points:g}: an answer worth full marks belongs in 'accepted'")
+    return problems
+
+
+def _terms(raw: dict | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((name, tuple(phrases)) for name, phrases in (raw or {}).items())
+
+
+def _build_question(raw: dict, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+                    verdicts: dict[str, bool] | None = None) -> Question:
     answer = raw.get("answer")
     if raw["type"] == "numeric":
         answer = float(answer)
@@ -142,8 +184,11 @@ def _build_question(raw: dict) -> Question:
         maths=_maths_spec(raw.get("maths")),
         code=_code_spec(raw.get("code")),
         constants=tuple((k, float(v)) for k, v in (raw.get("constants") or {}).items()),
-        auto_rubric=bool(raw.get("auto_rubric", False)),
         review_if=tuple(raw.get("review_if", [])),
+        terms=_terms(raw.get("terms")),
+        scored=tuple((s["answer"], float(s["points"]), s.get("feedback", "")) for s in raw.get("scored", [])),
+        languages=languages,
+        verdicts=tuple(sorted((verdicts or {}).items())) if raw["type"] == "true_false" else (),
     )
 
 
@@ -174,12 +219,16 @@ def quiz_from_data(data: Any, path: PathLike | None = None) -> Quiz:
         problems = _semantic_problems(data)
     if problems:
         raise QuizFormatError(path, problems)
+    languages = tuple(data.get("languages") or DEFAULT_LANGUAGES)
+    extra = data.get("verdict_words") or {}
+    verdicts = verdict_words(languages, {True: extra.get("true", []), False: extra.get("false", [])})
     return Quiz(
         id=data["id"],
         title=data["title"],
         lesson=data["lesson"],
         objectives=tuple(data.get("objectives", [])),
-        questions=tuple(_build_question(raw) for raw in data["questions"]),
+        questions=tuple(_build_question(raw, languages, verdicts) for raw in data["questions"]),
+        languages=languages,
         source_path=str(path) if path is not None else None,
         lesson_title=data.get("lesson_title"),
         retired=tuple(data.get("retired", [])),

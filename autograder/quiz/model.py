@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+DEFAULT_LANGUAGES = ("en", "fr", "es", "de")  # languages students may answer true/false and free text in
 QUESTION_TYPES = ("multiple_choice", "true_false", "short_answer", "numeric")
 SOURCES = ("knowledge-check", "objective")
 
@@ -92,8 +93,15 @@ class Question:
     maths: Optional[MathsSpec] = None
     code: Optional[CodeSpec] = None
     constants: tuple[tuple[str, float], ...] = ()  # numeric: names an answer may use (d_k = 64)
-    auto_rubric: bool = False                       # a full rubric match may earn full marks without review
-    review_if: tuple[str, ...] = ()                 # keywords that always send an answer to review
+    review_if: tuple[str, ...] = ()                 # words the review hint points out (e.g. "faster")
+    # Free text: key term name -> phrases meaning it; an answer stating an accepted answer's terms in the
+    # same sequence, with no other word than fillers, is right without review (meaning.py).
+    terms: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Free text: other answers whose score the author fixed (partial credit, or 0 for a known wrong answer),
+    # matched like accepted answers: (answer, points, feedback).
+    scored: tuple[tuple[str, float, str], ...] = ()
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES  # the quiz's: fillers and true/false words
+    verdicts: tuple[tuple[str, bool], ...] = ()     # true_false: word -> verdict, for the quiz's languages
 
     @property
     def grading(self) -> str:
@@ -131,6 +139,7 @@ class Quiz:
     source_path: Optional[str] = None
     lesson_title: Optional[str] = None              # what students see; `lesson` is the lesson's file
     retired: tuple[str, ...] = ()                   # ids of removed questions: never reused, ignored in answers
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES
 
     @property
     def lesson_name(self) -> str:
@@ -158,6 +167,11 @@ class ItemResult:
     feedback: str
     pending: bool = False        # waiting for the instructor's review: not counted as 0, not counted yet
     review_text: Optional[str] = None  # the answer as the review groups it (set when pending or reviewed)
+    # Set when pending, for the reviewer only (never shown to students):
+    suggested_score: Optional[float] = None  # what the keyword rubric would give; never awarded by itself
+    suggestion: str = ""                     # why: rubric items found / missing, and why no rule could decide
+    meaning: Optional[str] = None            # canonical reading (key terms by <name>, other words as written):
+    #                                          pending answers with the same meaning say the same thing
 
     @property
     def is_correct(self) -> bool:
@@ -210,6 +224,9 @@ class QuizResult:
                     "explanation": i.explanation,
                     "feedback": i.feedback,
                     "pending": i.pending,
+                    "suggested_score": i.suggested_score,
+                    "suggestion": i.suggestion,
+                    "meaning": i.meaning,
                 }
                 for i in self.items
             ],

@@ -81,6 +81,17 @@ def normalize_answer(text: object) -> str:
     return s.strip()
 
 
+def plain_text(text: object) -> str:
+    """The first steps of `normalize_answer` only: Unicode folded, lower case, symbols unified, infinity
+    written `-inf` / `inf`, spacing collapsed. Punctuation and spacing around it are kept (free text is
+    read word by word from this form)."""
+    s = _superscripts_to_carets(str(text))
+    s = unicodedata.normalize("NFKC", s).casefold().translate(_SYMBOLS)
+    for pattern, replacement in _PHRASES:
+        s = pattern.sub(replacement, s)
+    return " ".join(s.split())
+
+
 def keyword_in(keyword: str, normalized_answer: str) -> bool:
     """Does the normalised answer mention `keyword`?
 

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from .choices import LANGUAGES
 from .model import QUESTION_TYPES, SOURCES
 
 QUIZ_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"  # used in the answer-file name quiz_<id>.yaml
@@ -24,12 +25,14 @@ _TEXT = {"type": "string", "minLength": 1}
 _NOT_ALLOWED: dict[str, Any] = {"not": {}}
 # Keys that only some question types may carry; the rest get a "not allowed" schema per type.
 _TYPE_SPECIFIC_KEYS = ("answer", "options", "accepted", "regex", "rubric", "tolerance", "maths", "code",
-                       "auto_rubric", "review_if", "constants")
+                       "auto_rubric", "review_if", "constants", "terms",
+                       "scored")
 _KEYS_BY_TYPE: dict[str, dict[str, Any]] = {
     "multiple_choice": {"answer": {"type": "string"}, "options": True},
     "true_false": {"answer": {"type": "boolean"}},
     "short_answer": {"accepted": True, "regex": True, "rubric": True, "maths": True, "code": True,
-                     "auto_rubric": True, "review_if": True},
+                     "auto_rubric": True, "review_if": True, "terms": True,
+                     "scored": True},
     "numeric": {"answer": {"type": "number"}, "tolerance": True, "constants": True},
 }
 _REQUIRED_BY_TYPE = {
@@ -66,6 +69,9 @@ QUIZ_SCHEMA: dict[str, Any] = {
         "lesson_title": _TEXT,
         "retired": {"type": "array", "items": {"type": "string", "pattern": QUESTION_ID_PATTERN}, "uniqueItems": True},
         "objectives": {"type": "array", "items": _TEXT, "uniqueItems": True},
+        "languages": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": list(LANGUAGES)}},
+        "verdict_words": {"type": "object", "additionalProperties": False, "properties": {
+            "true": {"type": "array", "items": _TEXT}, "false": {"type": "array", "items": _TEXT}}},
         "questions": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/question"}},
     },
     "$defs": {
@@ -94,6 +100,11 @@ QUIZ_SCHEMA: dict[str, Any] = {
                 "code": {"$ref": "#/$defs/code"},
                 "auto_rubric": {"type": "boolean"},
                 "review_if": {"type": "array", "items": _TEXT},
+                "scored": {"type": "array", "items": {
+                    "type": "object", "required": ["answer", "points"], "additionalProperties": False,
+                    "properties": {"answer": _TEXT, "points": {"type": "number", "minimum": 0}, "feedback": _TEXT}}},
+                "terms": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": r"^[a-z][a-z0-9-]*$"},
+                          "additionalProperties": {"type": "array", "minItems": 1, "items": _TEXT}},
                 "constants": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": "number"}},
             },
             "allOf": [_type_rule(t) for t in QUESTION_TYPES],

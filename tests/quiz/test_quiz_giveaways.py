@@ -52,6 +52,17 @@ def test_no_question_text_earns_a_rubric_question_full_marks(real_quizzes):
                 assert rubric_suggestion(asked, visible(other)) < asked.points, (asked.id, other.id)
 
 
+def test_no_question_text_is_a_right_free_text_answer(real_quizzes):
+    """Nor may it read as an accepted answer (the terms' way to credit without review)."""
+    from autograder.quiz import grade_question
+
+    questions = all_questions(real_quizzes)
+    for asked in (q for q in questions if q.terms):
+        for other in questions:
+            if other is not asked:
+                assert grade_question(asked, visible(other)).score < asked.points, (asked.id, other.id)
+
+
 def test_the_known_giveaways_are_gone(real_quizzes):
     """The cases found in review: sc-07's answer as att-15's option, d_k ** -0.5 in prompts (sc-10's answer),
     shape rules stated by the questions that ask for a shape, Bahdanau named beside 'additive'."""

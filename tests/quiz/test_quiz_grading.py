@@ -26,24 +26,80 @@ def test_perfect_answers_score_full_marks(mini):
 
 
 @pytest.mark.parametrize("given, score", [
-    ("b", 1), ("B", 1), ("(b)", 1), ("b)", 1), (" b. ", 1), ("beta", 1), ("Beta", 1),
-    ("a", 0), ("alpha", 0), ("z", 0), ("b and c", 0), (2, 0), (True, 0),
+    ("b", 1), ("B", 1), ("(b)", 1), ("b)", 1), (" b. ", 1), ("beta", 1), ("Beta", 1), ("B.", 1), ("[b]", 1),
+    ("b) beta", 1), ("(b) Beta", 1), ("B. beta", 1), ("b - beta", 1), ("option b", 1), ("Answer: b", 1),
+    ("b) beta, because it is second", 1),
+    ("a", 0), ("alpha", 0), ("a) alpha", 0), ("b and c", 0), ("b) c)", 0), (2, 0), (True, 0),
 ])
 def test_multiple_choice(mini, given, score):
-    assert grade_question(mini.question("q-mc"), given).score == score
+    result = grade_question(mini.question("q-mc"), given)
+    assert (result.score, result.pending) == (score, False), result.feedback
+
+
+@pytest.mark.parametrize("given", ["b) alpha", "a) beta", "b) something else entirely"])
+def test_a_letter_with_another_options_text_goes_to_review(mini, given):
+    result = grade_question(mini.question("q-mc"), given)
+    assert result.pending and result.score == 0 and "letter" in result.feedback
+
+
+@pytest.mark.parametrize("given", ["z", "the second one", "la deuxième", "beta-ish"])
+def test_an_answer_that_names_no_option_goes_to_review(mini, given):
+    result = grade_question(mini.question("q-mc"), given)
+    assert result.pending and result.score == 0 and "could not read" in result.feedback
+
+
+@pytest.mark.parametrize("question_id, given", [
+    ("att-06", "b) the decoder"), ("att-06", "(b) decoder"), ("att-06", "the decoder"), ("att-06", "B."),
+    ("att-09", "c) O(n²)"), ("att-09", "c) O(n^2)"), ("att-09", "O(n²)"), ("att-09", "(c)"),
+    ("att-03", "a weighted sum of values"), ("att-03", "b) a weighted sum of values"),
+])
+def test_real_options_as_students_write_them(real_quizzes, question_id, given):
+    question = real_quizzes["attention"].question(question_id)
+    assert grade_question(question, given).score == question.points
 
 
 def test_multiple_choice_feedback_names_the_choice(mini):
     assert grade_question(mini.question("q-mc"), "a").feedback == "Incorrect: you chose (a) alpha."
-    assert "not one of the options a, b, c" in grade_question(mini.question("q-mc"), "z").feedback
+    assert "could not read 'z' as one of the options a, b, c" in grade_question(mini.question("q-mc"), "z").feedback
 
 
 @pytest.mark.parametrize("given, score", [
-    (True, 1), ("true", 1), ("True", 1), ("T", 1), ("yes", 1),
-    (False, 0), ("false", 0), ("F", 0), ("maybe", 0), (1, 0),
+    (True, 1), ("true", 1), ("True", 1), ("T", 1), ("yes", 1), ("TRUE.", 1), ("vrai", 1), ("Vrai !", 1),
+    ("verdadero", 1), ("Verdadera", 1), ("cierto", 1), ("sí", 1), ("wahr", 1), ("richtig", 1), ("ja", 1),
+    ("True: it is", 1),
+    (False, 0), ("false", 0), ("F", 0), ("faux", 0), ("falso", 0), ("falsch", 0), ("nein", 0), (1, 0),
 ])
 def test_true_false(mini, given, score):
-    assert grade_question(mini.question("q-tf"), given).score == score
+    result = grade_question(mini.question("q-tf"), given)
+    assert (result.score, result.pending) == (score, False), result.feedback
+
+
+@pytest.mark.parametrize("given", ["maybe", "not true", "true or false", "probably true", "vero", "it depends"])
+def test_an_unclear_verdict_goes_to_review(mini, given):
+    result = grade_question(mini.question("q-tf"), given)
+    assert result.pending and result.score == 0
+
+
+def test_true_false_words_follow_the_quizs_languages(minimal_quiz_data):
+    minimal_quiz_data.update(languages=["en"], verdict_words={"true": ["vero"], "false": ["falso"]})
+    question = quiz_from_data(minimal_quiz_data).question("q-tf")
+    assert grade_question(question, "vero").score == 1 and grade_question(question, "falso").score == 0
+    assert grade_question(question, "verdadero").pending  # Spanish is not one of this quiz's languages
+    minimal_quiz_data.update(languages=["xx"])
+    with pytest.raises(Exception, match="languages"):
+        quiz_from_data(minimal_quiz_data)
+
+
+def test_a_code_answer_with_a_mistyped_name_goes_to_review_with_the_error(real_quizzes):
+    question = real_quizzes["attention"].question("att-13")
+    for slip, error in (("F.sofmax(scores, dim=-1)", "no attribute 'sofmax'"),
+                        ("F.softmax(scores, dims=-1)", "unexpected keyword argument 'dims'")):
+        result = grade_question(question, slip)
+        assert result.pending and result.score == 0 and error in result.feedback, result.feedback
+    capital = grade_question(question, "F.Softmax(scores, dim=-1)")  # code is case-sensitive
+    assert capital.pending and "no attribute 'Softmax'" in capital.feedback
+    wrong = grade_question(question, "F.softmax(scores, dim=1)")
+    assert not wrong.pending and wrong.score == 0
 
 
 @pytest.mark.parametrize("given, score", [
@@ -86,19 +142,47 @@ def test_free_text_is_accepted_exactly_or_waits_for_review(mini, given, score, p
     assert (result.score, result.pending) == (score, pending)
 
 
-def test_auto_rubric_gives_full_marks_for_a_full_match_only(real_quizzes):
-    question = real_quizzes["attention_score"].question("sc-07")  # grow / saturate / shrink, 1 point each
-    assert question.auto_rubric
+def test_free_text_earns_credit_only_when_it_states_an_accepted_answer(real_quizzes):
+    """Credit without review needs the key terms of an accepted answer, in its order and with nothing
+    else; a full keyword match alone (swapped roles, negation, stuffing) only gets a suggestion."""
+    question = real_quizzes["attention_score"].question("sc-07")  # grow / saturate / shrink
     cases = {
         "The scores get large.": (0, True),
         "Scores grow and softmax saturates": (0, True),
+        "Scores grow and softmax saturates, I guess": (0, True),
         "Scores grow, the softmax saturates and gradients vanish": (3, False),
-        "Scores grow, the softmax saturates and gradients do not vanish": (0, True),  # review_if: "not"
+        "the scores grow so the softmax saturates, so the gradients vanish": (3, False),
+        "Scores grow, the softmax saturates and gradients do not vanish": (0, True),
+        "the gradients grow large, so the softmax saturates and the scores vanish": (0, True),
+        "the softmax saturates because the scores grow and gradients vanish": (0, True),
+        "gradients vanish, the softmax saturates, scores grow": (0, True),
         "It is slower": (0, True),
     }
     for answer, expected in cases.items():
         result = grade_question(question, answer)
         assert (result.score, result.pending) == expected, (answer, result.feedback)
+
+
+def test_a_pending_free_text_answer_carries_the_rubric_suggestion_and_why(real_quizzes):
+    question = real_quizzes["attention"].question("att-07")
+    reversed_ = grade_question(question, "attention compresses all encoder states into one final vector")
+    assert reversed_.pending and reversed_.score == 0
+    assert reversed_.suggested_score == 2  # every rubric keyword is there: a hint, never the grade
+    assert "'compresses'" in reversed_.suggestion and "not graded automatically" in reversed_.suggestion
+    assert reversed_.meaning == "attention compresses <all-states> into <one-vector>"
+    swapped = grade_question(question, "The decoder can look at one final vector instead of all encoder states")
+    assert swapped.pending and "in that order" in swapped.suggestion
+    negated = grade_question(question, "the decoder can not look at all encoder states instead of one final vector")
+    assert negated.pending and "it says 'not'" in negated.suggestion
+    right = grade_question(question, "Rather than a single vector, the decoder attends to every encoder state")
+    assert (right.score, right.pending, right.suggested_score, right.suggestion) == (2, False, None, "")
+
+
+def test_same_meaning_in_other_words_shares_a_reading(real_quizzes):
+    question = real_quizzes["attention"].question("att-07")
+    a = grade_question(question, "the decoder looks at every encoder state but not one final vector")
+    b = grade_question(question, "The decoder sees all the encoder states, but not a single vector.")
+    assert a.pending and b.pending and a.meaning == b.meaning
 
 
 def test_mask_question_never_credits_the_listed_misconceptions(real_quizzes):

@@ -81,6 +81,25 @@ BROKEN_QUIZZES = [
     ("no questions", lambda d: d.__setitem__("questions", []), "", "'questions' needs at least 1 item(s)"),
     ("unassessed objective", lambda d: d["objectives"].append("Objective three."), "",
      "objective 'Objective three.' is not assessed by any question"),
+    ("auto_rubric", _set("q-sa", "auto_rubric", True), "question q-sa", "'auto_rubric' is no longer supported"),
+    ("accepted answer the terms cannot read", _set("q-sa", "terms", {"root": ["square root"]}), "question q-sa",
+     "'accepted[0]' 'square root of d_k' uses words no term lists: dk"),
+    ("phrase under two terms", _set("q-sa", "terms", {"root": ["square root"], "dk": ["dk", "square root"]}),
+     "question q-sa", "phrase 'square root' is listed under both"),
+    ("filler-only phrase", _set("q-sa", "terms", {"root": ["square root", "of the"], "dk": ["d_k"]}),
+     "question q-sa", "phrase 'of the' has no word that is not a filler"),
+    ("scored at full marks", lambda d: _q(d, "q-sa").update(
+        terms={"root": ["square root"], "dk": ["d_k"]}, scored=[{"answer": "d_k", "points": 2}]),
+     "question q-sa", "an answer worth full marks belongs in 'accepted'"),
+    ("scored like an accepted answer", lambda d: _q(d, "q-sa").update(
+        terms={"root": ["square root"], "dk": ["d_k"]}, scored=[{"answer": "square root of dk", "points": 1}]),
+     "question q-sa", "states the same terms as 'accepted[0]' but scores 1, not 2"),
+    ("scored without terms", _set("q-sa", "scored", [{"answer": "d_k", "points": 1}]), "question q-sa",
+     "'scored' answers need 'terms'"),
+    ("terms on a maths answer", lambda d: _q(d, "q-sa").update(
+        maths={"answer": "sqrt(d_k)", "symbols": ["d_k"]}, terms={"root": ["square root of d_k"]}),
+     "question q-sa", "'terms' are for free-text answers"),
+    ("unknown language", lambda d: d.__setitem__("languages", ["en", "it"]), "", "'languages[1]' must be one of"),
 ]
 
 

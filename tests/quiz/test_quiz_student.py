@@ -10,7 +10,8 @@ import yaml
 from autograder.quiz import Quiz, answer_file_name, grade_answer_file, write_student_files
 from autograder.quiz.student import STUDENT_QUESTION_KEYS
 
-FORBIDDEN_KEYS = {"answer", "accepted", "regex", "rubric", "explanation", "tolerance", "misconception", "objective"}
+FORBIDDEN_KEYS = {"answer", "accepted", "regex", "rubric", "explanation", "tolerance", "misconception", "objective",
+                  "terms", "scored", "review_if"}
 
 
 def _keys(data: Any) -> Iterator[str]:
