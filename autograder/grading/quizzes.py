@@ -93,9 +93,18 @@ def _queue(graded: dict) -> dict:
             for item in result.items:
                 if item.pending:
                     entry = pending.setdefault(result.quiz_id, {}).setdefault(item.question_id, {}).setdefault(
-                        item.review_text, {"answer": str(item.given), "students": []})
+                        item.review_text, {"answer": str(item.given), "students": [], **_suggestion(item)})
                     entry["students"].append(sid)
     return pending
+
+
+def _suggestion(item) -> dict:
+    """What grading suggests for a pending answer, where the item carries it (shown on the review page)."""
+    score = next((getattr(item, n) for n in ("suggested_score", "suggestion", "suggested") if
+                  isinstance(getattr(item, n, None), (int, float)) and not isinstance(getattr(item, n), bool)), None)
+    why = next((getattr(item, n) for n in ("suggestion_reason", "suggestion_why", "why") if
+                isinstance(getattr(item, n, None), str)), "")
+    return {} if score is None else {"suggested": float(score), "why": why}
 
 
 def convert(graded, folder: Path) -> QuizResult:

@@ -119,8 +119,8 @@ def signals(words: tuple[str, ...]) -> tuple:
 
 
 def near(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Same signals, and word by word in order only typos and at most one unimportant word more or less
-    per six words."""
+    """Same signals, and word by word in order only typos and at most one unimportant word (a word of
+    three letters or more, not a role) more or less per six words; in a formula or code, typos only."""
     from rapidfuzz import fuzz
     from rapidfuzz.distance import Levenshtein
 
@@ -129,6 +129,7 @@ def near(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if signals(a) != signals(b):
         return False
     extra = 0
+    formula = any(w in "*/^@+-=<>()√∞" for w in a + b)
     for tag, i1, i2, j1, j2 in Levenshtein.opcodes(a, b):
         if tag == "replace":
             if i2 - i1 != j2 - j1:
@@ -137,7 +138,10 @@ def near(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
                 if min(len(x), len(y)) < 4 or fuzz.ratio(x, y) < 75:
                     return False
         elif tag in ("insert", "delete"):
-            extra += (i2 - i1) + (j2 - j1)
+            words = a[i1:i2] + b[j1:j2]
+            if formula or any(len(w) < 3 or w in ROLES or not w.isalpha() for w in words):
+                return False  # "V" more or less is another formula; a hedge beside code may be a doubt
+            extra += len(words)
     return extra <= max(len(a), len(b)) // 6
 
 

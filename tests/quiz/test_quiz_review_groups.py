@@ -8,22 +8,18 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
 from autograder.quiz.review import cluster
 from autograder.quiz.review_meaning import canonical, near
-
-HERE = Path(__file__).parent
-HELDOUT = [p for p in (HERE / "heldout_answers.yaml", HERE.parents[2] / "quizset" / "heldout_answers.yaml")
-           if p.is_file()]
+from tests.quiz.review_class import labelled_sources
 
 
 def labelled_texts() -> list[str]:
     texts = []
-    for path in [HERE / "labelled_answers.yaml", *HELDOUT[:1]]:
+    for path in labelled_sources():
         for rows in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).values():
             texts += [str(r["answer"]) for r in rows if isinstance(r, dict) and "answer" in r]
     return [t for t in texts if re.search(r"[a-zA-Z]{3}", t) and len(t.split()) >= 2]

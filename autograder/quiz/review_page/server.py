@@ -1,0 +1,124 @@
+"""`attnkit review OUT`: the review page, served on 127.0.0.1 only, to whoever holds the token.
+
+The URL carries a random token; every request without it (page, data or change) is refused, and so is one
+whose Host is not this server (a page elsewhere cannot reach it by a DNS trick). One request at a time, so
+two key presses never race on review.yaml. The page is plain HTML, CSS and JavaScript shipped beside this
+file; nothing is fetched from anywhere else.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from .store import Conflict, ReviewStore
+
+HERE = Path(__file__).resolve().parent
+MAX_BODY = 64 << 10
+
+
+def page(token: str) -> bytes:
+    html = (HERE / "page.html").read_text(encoding="utf-8")
+    return (html.replace("/*STYLE*/", (HERE / "page.css").read_text(encoding="utf-8"))
+            .replace("/*SCRIPT*/", (HERE / "page.js").read_text(encoding="utf-8"))
+            .replace("__TOKEN__", token)).encode("utf-8")
+
+
+class ReviewServer(HTTPServer):
+    def __init__(self, out_dir: Path, port: int = 0):
+        self.store = ReviewStore(out_dir)
+        self.token = secrets.token_urlsafe(24)
+        super().__init__(("127.0.0.1", port), Handler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/?token={self.token}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: ReviewServer
+
+    def log_message(self, format, *args) -> None:  # noqa: A002 - the page's requests are not news
+        pass
+
+    def _allowed(self) -> bool:
+        given = parse_qs(urlsplit(self.path).query).get("token", [""])[0]
+        host = self.headers.get("Host", "")
+        if hmac.compare_digest(given.encode(), self.server.token.encode()) and \
+                host == f"127.0.0.1:{self.server.server_address[1]}":
+            return True
+        self._send(HTTPStatus.FORBIDDEN, b"This review page needs the address printed by attnkit review.",
+                   "text/plain; charset=utf-8")
+        return False
+
+    def _send(self, status: HTTPStatus, body: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Content-Security-Policy",
+                         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                         "connect-src 'self'; frame-ancestors 'none'")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, data, status: HTTPStatus = HTTPStatus.OK) -> None:
+        self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json")
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        if not self._allowed():
+            return
+        route = urlsplit(self.path).path
+        if route == "/":
+            self._send(HTTPStatus.OK, page(self.server.token), "text/html; charset=utf-8")
+        elif route == "/api/state":
+            self._json(self.server.store.state())
+        else:
+            self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
+
+    def do_POST(self) -> None:  # noqa: N802
+        if not self._allowed():
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        if self.headers.get("Content-Type", "").split(";")[0] != "application/json" or not 0 < length <= MAX_BODY:
+            self._json({"error": "send JSON"}, HTTPStatus.BAD_REQUEST)
+            return
+        try:
+            body = json.loads(self.rfile.read(length))
+            where = (body["quiz"], body["question"], body["group"], body["first"])
+            route = urlsplit(self.path).path
+            if route == "/api/decide":
+                self.server.store.decide(*where, body.get("score"), body.get("feedback"))
+            elif route == "/api/split":
+                self.server.store.split(*where, body["answer"])
+            else:
+                self._json({"error": "no such action"}, HTTPStatus.NOT_FOUND)
+                return
+        except Conflict as exc:
+            self._json({"error": str(exc), **self.server.store.state()}, HTTPStatus.CONFLICT)
+            return
+        except (ValueError, KeyError, TypeError) as exc:
+            self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
+            return
+        self._json(self.server.store.state())
+
+
+def serve(out_dir: Path, port: int = 0, announce=print, open_browser: bool = True) -> None:
+    server = ReviewServer(out_dir, port)
+    announce(f"review page: {server.url}\n(decisions are saved to {server.store.path} as you make them; "
+             "press Ctrl-C here when done)")
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
