@@ -118,7 +118,23 @@ def suggestion(question, entry: dict) -> tuple[float | None, str]:
     rubric = rubric_suggestion(question, entry.get("answer", ""))
     if rubric is None:
         return None, ""
-    return rubric, "what the keyword rubric counts (it never awards points on its own)"
+    return rubric, _rubric_why(question, entry.get("answer", ""))
+
+
+def _rubric_why(question, answer: str) -> str:
+    """Which rubric items the answer mentions: the reason behind a rubric suggestion."""
+    hint = "the keyword rubric's count, a hint only"
+    try:
+        from .normalize import keyword_in, normalize_answer
+
+        text = normalize_answer(answer)
+        hits = [item for item in question.rubric if any(keyword_in(k, text) for k in item.keywords)]
+    except Exception:  # noqa: BLE001 - a missing reason must not stop the review
+        return hint
+    if not hits:
+        return f"mentions none of the rubric's key points ({hint})"
+    named = ", ".join(f"{item.keywords[0]!r} (+{item.points:g})" for item in hits)
+    return f"mentions {named} ({hint})"
 
 
 def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[dict, int, int]:

@@ -142,6 +142,8 @@ def keys_for(score: float, points: float, suggested: float | None) -> list[str]:
         return [str(int(score))]
     if abs(score - points / 2) < 1e-9:
         return ["h"]
+    if float(score * 2).is_integer() and score < 10:
+        return [f"Shift+Digit{int(score)}"]
     return ["e", *f"{score:g}", "Enter"]
 
 
@@ -252,3 +254,21 @@ def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
           f"wording, {review_class.PRESS:g} s per key press, {review_class.SPLIT_DECISION:g} s per split: "
           f"{minutes:.1f} minutes to clear review")
     assert presses <= 1.5 * decisions + 2 * splits, "most groups take one key press"
+
+
+def test_the_suggestion_and_its_reason_are_read_defensively():
+    from types import SimpleNamespace
+
+    from autograder.grading.quizzes import _suggestion
+    from autograder.quiz.review import suggestion
+
+    question = next(q for quiz in load_class_quizzes() for q in quiz.questions if q.rubric)
+    given = {"answer": "anything", "suggested": 1.5 if question.points >= 1.5 else question.points, "why": "close"}
+    assert suggestion(question, given) == (given["suggested"], "close")
+    rubric = suggestion(question, {"answer": "anything"})
+    for broken in (True, question.points + 1, -1, "2", None):  # never trusted: the rubric's count instead
+        assert suggestion(question, {**given, "suggested": broken}) == rubric
+    assert rubric[0] is not None and "hint" in rubric[1]
+    assert _suggestion(SimpleNamespace(suggested_score=1.0, suggestion_reason="near an accepted answer")) == \
+        {"suggested": 1.0, "why": "near an accepted answer"}
+    assert _suggestion(SimpleNamespace(review_text="x")) == {}  # grading that suggests nothing adds nothing

@@ -119,7 +119,7 @@ $("entry").addEventListener("submit", (event) => {
   else if (mode === "feedback") { const g = group(); score(g.score, text); }
 });
 
-const KEYS = /^([0-9fnhaecujkws\[\]]|Enter|Escape|Arrow(Up|Down|Left|Right))$/;
+const KEYS = /^([0-9fnhaecujkws\[\]]|half[0-9]|Enter|Escape|Arrow(Up|Down|Left|Right))$/;
 let queue = Promise.resolve();  // one key at a time: each acts on the state the previous one left
 
 document.addEventListener("keydown", (event) => {
@@ -127,9 +127,11 @@ document.addEventListener("keydown", (event) => {
     if (event.key === "Escape") { $("entry").hidden = true; entryMode = null; }
     return;
   }
-  if (event.ctrlKey || event.metaKey || event.altKey || !KEYS.test(event.key)) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  // Shift+digit is that number and a half, whatever the keyboard layout prints for it
+  const key = event.shiftKey && /^Digit[0-9]$/.test(event.code) ? `half${event.code.slice(5)}` : event.key;
+  if (!KEYS.test(key)) return;
   event.preventDefault();
-  const key = event.key;
   queue = queue.then(() => act(key)).catch((error) => say(String(error), true));
 });
 
@@ -138,6 +140,7 @@ async function act(key) {
   const q = state.questions[question], g = group();
   if (splitting && /^[1-9]$/.test(key)) await split(Number(key) - 1);
   else if (/^[0-9]$/.test(key)) await score(Number(key));
+  else if (/^half[0-9]$/.test(key)) await score(Number(key.slice(4)) + 0.5);
   else if (key === "f") await score(q.points);
   else if (key === "n") await score(0);
   else if (key === "h") await score(q.points / 2);
