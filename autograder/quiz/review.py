@@ -138,8 +138,9 @@ def _rubric_why(question, answer: str) -> str:
 
 
 def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[dict, int, int]:
-    """The new review document: existing decided groups kept, pending answers grouped. Returns
-    (document, number of groups to decide, number of answers in them)."""
+    """The new review document: existing groups kept (decided ones whole; undecided ones as the instructor
+    split them, with only answers still pending), new pending answers grouped. Returns (document, number
+    of groups to decide, number of answers in them)."""
     document: dict[str, dict] = {}
     to_decide = answers_to_decide = 0
     kept = {(q, qid): [g for _, _, _, g in _groups({q: {qid: b}})]
@@ -150,12 +151,21 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[
             pending = queue.get(quiz_id, {}).get(question.id, {})
             old = kept.get((quiz_id, question.id), [])
             decided = [g for g in old if g.get("score") not in (None, "")]
-            decided_texts = {review_text(a) for g in decided for a in g.get("answers") or []}
-            new = {text: entry for text, entry in pending.items() if text not in decided_texts}
-            if not decided and not new:
+            claimed = {review_text(a) for g in decided for a in g.get("answers") or []}
+            groups = []
+            for old_group in (g for g in old if g.get("score") in (None, "")):  # as split or moved: kept
+                answers = [a for a in old_group.get("answers") or []
+                           if review_text(a) in pending and review_text(a) not in claimed]
+                if answers:
+                    claimed |= {review_text(a) for a in answers}
+                    students = sorted({s for a in answers for s in pending[review_text(a)].get("students", [])})
+                    groups.append({**old_group, "students": students, "answers": answers})
+                    to_decide += 1
+                    answers_to_decide += len(answers)
+            new = {text: entry for text, entry in pending.items() if text not in claimed}
+            if not decided and not groups and not new:
                 continue
             weight = {t: len(e.get("students", [])) for t, e in new.items()}
-            groups = []
             for members in cluster(list(new), weight):
                 students = sorted({s for t in members for s in new[t].get("students", [])})
                 suggested, why = suggestion(question, new[members[0]])

@@ -73,7 +73,9 @@ def test_the_page_is_local_and_needs_its_token(served):
     assert request(server, "POST", "/api/decide", {"quiz": "attention_score"}, token="")[0] == 403
     status, page = request(server, "GET", "/")
     assert status == 200 and b"Quiz review" in page and server.token.encode() in page
-    assert b"/*SCRIPT*/" not in page and b"http" not in page.split(b"<script>")[1]  # nothing from elsewhere
+    script = page.split(b"<script nonce=")[1]
+    assert b"/*SCRIPT*/" not in page and b"http" not in script  # nothing is fetched from elsewhere
+    assert b"src=" not in page and b"<link" not in page
 
 
 def test_each_decision_is_in_review_yaml_before_the_page_hears_back(served):
@@ -160,6 +162,11 @@ CURRENT = """() => { const g = document.querySelector('.group.current');
 def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
     sync_playwright = browser()
     labels = review_class.build(tmp_path / "class")
+    hostile = '<img src=x onerror="document.body.dataset.pwned = 1">'  # shown as text, never run
+    (tmp_path / "class" / "zz-hostile").mkdir()
+    (tmp_path / "class" / "zz-hostile" / "quiz_attention_score.yaml").write_text(
+        yaml.safe_dump({"sc-01": hostile}), encoding="utf-8")
+    labels["sc-01", review_text(hostile)] = 0.0
     folders = {p.name: p for p in sorted((tmp_path / "class").iterdir())}
     out = tmp_path / "out"
     grade_class_quizzes(folders, out)
@@ -174,7 +181,7 @@ def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
     total_groups = sum(g for g, _, _ in per_question.values())
     assert total_groups > 0
     presses, splits, decisions, read = 0, 0, 0, []
-    killed = False
+    killed = seen_hostile = False
     with sync_playwright() as driver:
         chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=[
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -205,6 +212,7 @@ def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
             if page.evaluate("document.body.dataset.pending") == "0":
                 break
             group = page.evaluate(CURRENT)
+            seen_hostile = seen_hostile or hostile in group["answers"]
             scores = [labels[group["question"], review_text(a)] for a in group["answers"]]
             odd = next((i for i, s in enumerate(scores) if s != scores[0]), None)
             if odd is not None:  # the teacher scores these differently: split one off
@@ -231,6 +239,7 @@ def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
                 page.wait_for_selector(".group.current")
         assert page.evaluate("document.body.dataset.pending") == "0"
         assert page.is_visible("#done")
+        assert seen_hostile and page.evaluate("document.body.dataset.pwned") is None
         chromium.close()
     process.send_signal(signal.SIGINT)
     process.wait(timeout=60)
@@ -272,3 +281,36 @@ def test_the_suggestion_and_its_reason_are_read_defensively():
     assert _suggestion(SimpleNamespace(suggested_score=1.0, suggestion_reason="near an accepted answer")) == \
         {"suggested": 1.0, "why": "near an accepted answer"}
     assert _suggestion(SimpleNamespace(review_text="x")) == {}  # grading that suggests nothing adds nothing
+
+
+def test_an_edit_made_in_the_file_meanwhile_is_kept(served):
+    server, quizzes, out = served
+    document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+    groups = document["attention_score"]["sc-01"]["groups"]
+    alone = next(g for g in groups if g["students"] == ["dee"])
+    alone["score"], alone["feedback"] = 0, "edited by hand"
+    (out / REVIEW_FILE).write_text(yaml.safe_dump(document), encoding="utf-8")
+    state = json.loads(request(server, "GET", "/api/state")[1])
+    big = next(g for g in state["questions"][0]["groups"] if "ann" in g["students"])
+    where = {"quiz": "attention_score", "question": "sc-01", "group": big["index"], "first": big["answers"][0]["text"]}
+    assert request(server, "POST", "/api/decide", {**where, "score": 2})[0] == 200
+    decisions = load_decisions(out / REVIEW_FILE, quizzes)
+    assert decisions.get("attention_score", "sc-01", "the affinity of q_i for k_j").feedback == "edited by hand"
+    assert decisions.get("attention_score", "sc-01", "how strongly query i likes key j").score == 2
+    (out / REVIEW_FILE).write_text("sc-01: [unclosed", encoding="utf-8")
+    status, body = request(server, "POST", "/api/decide", {**where, "score": 1})
+    assert status == 409 and "not valid YAML" in json.loads(body)["error"]
+    assert (out / REVIEW_FILE).read_text(encoding="utf-8") == "sc-01: [unclosed"  # never overwritten
+
+
+def test_a_split_survives_gathering_again(served):
+    server, quizzes, out = served
+    state = json.loads(request(server, "GET", "/api/state")[1])
+    big = next(g for g in state["questions"][0]["groups"] if len(g["answers"]) == 2)
+    where = {"quiz": "attention_score", "question": "sc-01", "group": big["index"], "first": big["answers"][0]["text"]}
+    assert request(server, "POST", "/api/split", {**where, "answer": 1})[0] == 200
+    existing = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+    document, to_decide, _ = build_review(QUEUE_DATA, quizzes, existing)  # `attnkit review OUT` run again
+    assert to_decide == 3
+    assert sorted(g["students"] for g in document["attention_score"]["sc-01"]["groups"]) == \
+        [["ann", "cy"], ["ben"], ["dee"]]

@@ -21,11 +21,11 @@ HERE = Path(__file__).resolve().parent
 MAX_BODY = 64 << 10
 
 
-def page(token: str) -> bytes:
+def page(token: str, nonce: str) -> bytes:
     html = (HERE / "page.html").read_text(encoding="utf-8")
     return (html.replace("/*STYLE*/", (HERE / "page.css").read_text(encoding="utf-8"))
             .replace("/*SCRIPT*/", (HERE / "page.js").read_text(encoding="utf-8"))
-            .replace("__TOKEN__", token)).encode("utf-8")
+            .replace("__TOKEN__", token).replace("__NONCE__", nonce)).encode("utf-8")
 
 
 class ReviewServer(HTTPServer):
@@ -55,15 +55,15 @@ class Handler(BaseHTTPRequestHandler):
                    "text/plain; charset=utf-8")
         return False
 
-    def _send(self, status: HTTPStatus, body: bytes, kind: str) -> None:
+    def _send(self, status: HTTPStatus, body: bytes, kind: str, nonce: str = "") -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Content-Security-Policy",
-                         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                         "connect-src 'self'; frame-ancestors 'none'")
+                         f"default-src 'none'; script-src 'nonce-{nonce or 'none'}'; "
+                         f"style-src 'nonce-{nonce or 'none'}'; connect-src 'self'; frame-ancestors 'none'")
         self.end_headers()
         self.wfile.write(body)
 
@@ -75,9 +75,13 @@ class Handler(BaseHTTPRequestHandler):
             return
         route = urlsplit(self.path).path
         if route == "/":
-            self._send(HTTPStatus.OK, page(self.server.token), "text/html; charset=utf-8")
+            nonce = secrets.token_urlsafe(16)  # only the page's own script runs, never markup in an answer
+            self._send(HTTPStatus.OK, page(self.server.token, nonce), "text/html; charset=utf-8", nonce)
         elif route == "/api/state":
-            self._json(self.server.store.state())
+            try:
+                self._json(self.server.store.state())
+            except Conflict as exc:
+                self._json({"error": str(exc)}, HTTPStatus.CONFLICT)
         else:
             self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
 
@@ -100,7 +104,11 @@ class Handler(BaseHTTPRequestHandler):
                 self._json({"error": "no such action"}, HTTPStatus.NOT_FOUND)
                 return
         except Conflict as exc:
-            self._json({"error": str(exc), **self.server.store.state()}, HTTPStatus.CONFLICT)
+            try:
+                now = self.server.store.state()  # the page redraws from what the file says now
+            except Conflict:
+                now = {}
+            self._json({"error": str(exc), **now}, HTTPStatus.CONFLICT)
             return
         except (ValueError, KeyError, TypeError) as exc:
             self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)

@@ -22,7 +22,8 @@ class Conflict(ValueError):
 class ReviewStore:
     def __init__(self, out_dir: Path):
         self.path = out_dir / REVIEW_FILE
-        self.document = yaml.safe_load(self.path.read_text(encoding="utf-8")) or {}
+        self.seen = None
+        self._reload()
         try:
             queue = read_queue(out_dir)
         except FileNotFoundError:
@@ -31,8 +32,27 @@ class ReviewStore:
                     for quiz, questions in queue.items() for question, answers in questions.items()
                     for text, entry in answers.items()}
 
+    def _reload(self) -> None:
+        """Read review.yaml again if someone else changed it (an editor): their edits are never overwritten."""
+        try:
+            stat = self.path.stat()
+        except OSError as exc:
+            raise Conflict(f"{self.path} cannot be read now ({exc.strerror})") from None
+        if self.seen != (stat.st_mtime_ns, stat.st_size):
+            try:
+                self.document = yaml.safe_load(self.path.read_text(encoding="utf-8")) or {}
+            except yaml.YAMLError as exc:
+                raise Conflict(f"{self.path.name} is not valid YAML now ({exc}); fix it, then reload") from None
+            self.seen = (stat.st_mtime_ns, stat.st_size)
+
+    def _save(self) -> None:
+        save_review(self.path, self.document)
+        stat = self.path.stat()
+        self.seen = (stat.st_mtime_ns, stat.st_size)
+
     # --- what the page shows -------------------------------------------------------------------
     def state(self) -> dict:
+        self._reload()
         questions = []
         for quiz_id, block in self.document.items():
             for question_id, data in (block or {}).items():
@@ -66,7 +86,7 @@ class ReviewStore:
         group["score"] = score
         if feedback is not None:
             group["feedback"] = str(feedback).strip()
-        save_review(self.path, self.document)
+        self._save()
 
     def split(self, quiz_id: str, question_id: str, index: int, first: str, answer: int) -> None:
         """Move one answer (and the students who wrote it) out into a group of its own, right after."""
@@ -84,9 +104,10 @@ class ReviewStore:
             if key in group:
                 new[key] = group[key]
         block["groups"].insert(index + 1, new)
-        save_review(self.path, self.document)
+        self._save()
 
     def _find(self, quiz_id: str, question_id: str, index: int, first: str) -> tuple[dict, dict]:
+        self._reload()
         block = (self.document.get(quiz_id) or {}).get(question_id)
         groups = block.get("groups") if isinstance(block, dict) else None
         if not isinstance(index, int) or not groups or not 0 <= index < len(groups) \
