@@ -10,8 +10,9 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
+import threading
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -28,9 +29,14 @@ def page(token: str, nonce: str) -> bytes:
             .replace("__TOKEN__", token).replace("__NONCE__", nonce)).encode("utf-8")
 
 
-class ReviewServer(HTTPServer):
+class ReviewServer(ThreadingHTTPServer):
+    """Threads, so that a connection a browser opens ahead and leaves idle never blocks the page's requests;
+    one lock, so that changes to review.yaml still happen one at a time."""
+    daemon_threads = True
+
     def __init__(self, out_dir: Path, port: int = 0):
         self.store = ReviewStore(out_dir)
+        self.lock = threading.Lock()
         self.token = secrets.token_urlsafe(24)
         super().__init__(("127.0.0.1", port), Handler)
 
@@ -41,6 +47,7 @@ class ReviewServer(HTTPServer):
 
 class Handler(BaseHTTPRequestHandler):
     server: ReviewServer
+    timeout = 60  # an idle connection is closed, not kept forever
 
     def log_message(self, format, *args) -> None:  # noqa: A002 - the page's requests are not news
         pass
@@ -79,7 +86,9 @@ class Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, page(self.server.token, nonce), "text/html; charset=utf-8", nonce)
         elif route == "/api/state":
             try:
-                self._json(self.server.store.state())
+                with self.server.lock:
+                    now = self.server.store.state()
+                self._json(now)
             except Conflict as exc:
                 self._json({"error": str(exc)}, HTTPStatus.CONFLICT)
         else:
@@ -88,32 +97,39 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         if not self._allowed():
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        declared = self.headers.get("Content-Length") or "0"
+        length = int(declared) if declared.isdigit() else 0
         if self.headers.get("Content-Type", "").split(";")[0] != "application/json" or not 0 < length <= MAX_BODY:
             self._json({"error": "send JSON"}, HTTPStatus.BAD_REQUEST)
             return
         try:
             body = json.loads(self.rfile.read(length))
             where = (body["quiz"], body["question"], body["group"], body["first"])
-            route = urlsplit(self.path).path
+        except (ValueError, KeyError, TypeError) as exc:
+            self._json({"error": f"not a request of this page ({exc})"}, HTTPStatus.BAD_REQUEST)
+            return
+        with self.server.lock:
+            status, data = self._change(urlsplit(self.path).path, where, body)
+        self._json(data, status)
+
+    def _change(self, route: str, where: tuple, body: dict) -> tuple[HTTPStatus, dict]:
+        store = self.server.store
+        try:
             if route == "/api/decide":
-                self.server.store.decide(*where, body.get("score"), body.get("feedback"))
+                store.decide(*where, body.get("score"), body.get("feedback"))
             elif route == "/api/split":
-                self.server.store.split(*where, body["answer"])
+                store.split(*where, body.get("answer"))
             else:
-                self._json({"error": "no such action"}, HTTPStatus.NOT_FOUND)
-                return
+                return HTTPStatus.NOT_FOUND, {"error": "no such action"}
+            return HTTPStatus.OK, store.state()
         except Conflict as exc:
             try:
-                now = self.server.store.state()  # the page redraws from what the file says now
+                now = store.state()  # the page redraws from what the file says now
             except Conflict:
                 now = {}
-            self._json({"error": str(exc), **now}, HTTPStatus.CONFLICT)
-            return
-        except (ValueError, KeyError, TypeError) as exc:
-            self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
-            return
-        self._json(self.server.store.state())
+            return HTTPStatus.CONFLICT, {"error": str(exc), **now}
+        except (ValueError, TypeError) as exc:
+            return HTTPStatus.BAD_REQUEST, {"error": str(exc)}
 
 
 def serve(out_dir: Path, port: int = 0, announce=print, open_browser: bool = True) -> None:
