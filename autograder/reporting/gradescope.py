@@ -7,6 +7,8 @@ shows its score at once and its message in a companion entry released with the k
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..gradescope.visibility import KeyRelease, load_release, reveals_key
 from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
 from ..sandbox.isolation import notice
@@ -15,7 +17,7 @@ from .explain import count, failure_lines, label, plan_explanations, points
 
 
 def results_json(result: StudentResult, release: KeyRelease | None = None) -> dict:
-    release = release or load_release()
+    release = release or kit_release()
     plan = plan_explanations(result)  # a diagnosed mistake is explained once; its other failures point back
     tests = []
     for t in result.tests:
@@ -54,6 +56,12 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
         "extra_data": {"isolation": result.isolation, "isolation_notice": isolation or "",
                        "fingerprint": result.fingerprint},
     }
+
+
+@lru_cache(maxsize=1)
+def kit_release() -> KeyRelease:
+    """The kit's setting, read once per run (a class has many students, the setting one value)."""
+    return load_release()
 
 
 def code_entries(entry: dict, keys: str) -> list[dict]:
