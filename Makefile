@@ -19,6 +19,7 @@ help:
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
+	@echo "make browser-tools                install Debian's chromium where possible (the review page's browser test)"
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox)"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"

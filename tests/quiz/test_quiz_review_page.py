@@ -182,67 +182,73 @@ def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
     assert total_groups > 0
     presses, splits, decisions, read = 0, 0, 0, []
     killed = seen_hostile = False
-    with sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        page = chromium.new_page()
-        page.goto(url)
-        page.wait_for_selector(".group.current")
+    try:
+        with sync_playwright() as driver:
+            chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=[
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            page = chromium.new_page()
+            page.set_default_timeout(300_000)  # waits are for events; a busy machine only makes them slower
+            page.goto(url)
+            page.wait_for_selector(".group.current")
 
-        # Who is in the group: shown on demand, not counted as clearing work.
-        page.keyboard.press("w")
-        assert page.evaluate(CURRENT)["who"], "w shows the students of the group"
-        page.keyboard.press("w")
+            # Who is in the group: shown on demand, not counted as clearing work.
+            page.keyboard.press("w")
+            assert page.evaluate(CURRENT)["who"], "w shows the students of the group"
+            page.keyboard.press("w")
 
-        def press(key):
-            nonlocal presses
-            presses += 1
-            saved = page.evaluate("document.body.dataset.saved || '0'")
-            page.keyboard.press(key)
-            return saved
+            def press(key):
+                nonlocal presses
+                presses += 1
+                saved = page.evaluate("document.body.dataset.saved || '0'")
+                page.keyboard.press(key)
+                return saved
 
-        def wait_saved(before):
-            page.wait_for_function("(before) => (document.body.dataset.saved || '0') !== before || "
-                                   "document.getElementById('status').className === 'error'", arg=before)
-            assert page.evaluate("document.getElementById('status').className") != "error", \
-                page.evaluate("document.getElementById('status').textContent")
+            def wait_saved(before):
+                page.wait_for_function("(before) => (document.body.dataset.saved || '0') !== before || "
+                                       "document.getElementById('status').className === 'error'", arg=before)
+                assert page.evaluate("document.getElementById('status').className") != "error", \
+                    page.evaluate("document.getElementById('status').textContent")
 
-        for _ in range(4 * total_groups):
-            if page.evaluate("document.body.dataset.pending") == "0":
-                break
-            group = page.evaluate(CURRENT)
-            seen_hostile = seen_hostile or hostile in group["answers"]
-            scores = [labels[group["question"], review_text(a)] for a in group["answers"]]
-            odd = next((i for i, s in enumerate(scores) if s != scores[0]), None)
-            if odd is not None:  # the teacher scores these differently: split one off
-                splits += 1
-                press("s")
-                wait_saved(press(str(odd + 1)))
-                continue
-            read.append(len(group["answers"]))
-            keys = keys_for(scores[0], group["points"], group["suggested"])
-            for key in keys[:-1]:
-                press(key)
-            wait_saved(press(keys[-1]))
-            decisions += 1
-            if not killed and decisions == total_groups // 2:
-                # The server dies mid-review: every decision the page showed is in review.yaml.
-                process.send_signal(signal.SIGKILL)
-                process.wait()
-                killed = True
-                document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
-                assert sum(g["score"] is not None for q in document.values() for b in q.values()
-                           for g in b["groups"]) == decisions
-                process, url = start_review(out)  # a new token: the old address is dead
-                page.goto(url)
-                page.wait_for_selector(".group.current")
-        assert page.evaluate("document.body.dataset.pending") == "0"
-        assert page.is_visible("#done")
-        assert seen_hostile and page.evaluate("document.body.dataset.pwned") is None
-        chromium.close()
-    process.send_signal(signal.SIGINT)
-    process.wait(timeout=60)
+            for _ in range(4 * total_groups):
+                if page.evaluate("document.body.dataset.pending") == "0":
+                    break
+                group = page.evaluate(CURRENT)
+                seen_hostile = seen_hostile or hostile in group["answers"]
+                scores = [labels[group["question"], review_text(a)] for a in group["answers"]]
+                odd = next((i for i, s in enumerate(scores) if s != scores[0]), None)
+                if odd is not None:  # the teacher scores these differently: split one off
+                    splits += 1
+                    press("s")
+                    wait_saved(press(str(odd + 1)))
+                    continue
+                read.append(len(group["answers"]))
+                keys = keys_for(scores[0], group["points"], group["suggested"])
+                for key in keys[:-1]:
+                    press(key)
+                wait_saved(press(keys[-1]))
+                decisions += 1
+                if not killed and decisions == total_groups // 2:
+                    # The server dies mid-review: every decision the page showed is in review.yaml.
+                    process.send_signal(signal.SIGKILL)
+                    process.wait()
+                    killed = True
+                    document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+                    assert sum(g["score"] is not None for q in document.values() for b in q.values()
+                               for g in b["groups"]) == decisions
+                    process, url = start_review(out)  # a new server, a new token
+                    page.goto(url)
+                    page.wait_for_selector(".group.current")
+            assert page.evaluate("document.body.dataset.pending") == "0"
+            assert page.is_visible("#done")
+            assert seen_hostile and page.evaluate("document.body.dataset.pwned") is None
+            chromium.close()
+        process.send_signal(signal.SIGINT)  # Ctrl-C: the server stops cleanly
+        assert process.wait(timeout=120) == 0
+    finally:  # a failed run leaves no server behind
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     assert killed
 
     # Grading applies every decision: nothing pending, every reviewed answer at the teacher's score.
