@@ -51,6 +51,7 @@ SYNONYMS = {  # meaning-preserving in the lessons' sense; each maps to one repre
     "scores": "score", "scoring": "score", "gradients": "gradient", "grads": "gradient", "grad": "gradient",
     "rows": "row", "columns": "column", "cols": "column", "col": "column", "dont": "not", "isnt": "not",
 }
+_MODULE = re.compile(r"\b(?:torch\.nn\.functional|nn\.functional|torch|math|np|numpy|f)\.(?=[a-z_]+\s*\()")
 _CONTRACTIONS = re.compile(r"(\w+)n['’]t\b")
 _UN = re.compile(r"\b(?:un|non-?)(normali[sz]ed|scaled|masked|bounded|weighted|changed|ordered|related|"
                  r"trained|stable|likely)\b")
@@ -88,6 +89,7 @@ def _words(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", review_text(text)).replace("’", "'")
     text = text.translate(str.maketrans({"−": "-", "–": "-", "—": "-", "×": "*", "·": "*"}))
     text = _CONTRACTIONS.sub(lambda m: "can not" if m.group(1) == "ca" else f"{m.group(1)} not", text)
+    text = _MODULE.sub("", text)  # torch.softmax = F.softmax = softmax; math.sqrt = torch.sqrt = sqrt
     text = re.sub(r"'(?:s|re|ll|ve|m|d)\b", " ", text)  # it's = it is: the verb is a stop word either way
     text = _UN.sub(lambda m: f"not {m.group(1)}", text)
     return [_token(w) for w in _TOKEN.findall(text)]

@@ -95,6 +95,9 @@ def test_lists_in_any_order_and_synonyms_are_one_answer():
     assert near(canonical("keys, queries and values"), canonical("Queries; values & keys."))
     assert near(canonical("it is unnormalised"), canonical("it isn't normalized"))
     assert near(canonical("divide by two"), canonical("divides by 2.0"))
+    assert near(canonical("torch.softmax(Q @ K.mT / math.sqrt(d_k), dim=-1) @ V"),
+                canonical("F.softmax(Q @ K.mT / torch.sqrt(d_k), dim=-1) @ V"))
+    assert not near(canonical("F.softmax(Q @ K.mT, dim=-1) @ V"), canonical("F.softmax(Q @ K.mT, dim=-2) @ V"))
     assert not near(canonical("the scores grow, so the gradients vanish"),
                     canonical("the gradients grow, so the scores vanish"))
     assert not near(canonical("how strongly query i likes key j"), canonical("how strongly key j likes query i"))

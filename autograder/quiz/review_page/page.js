@@ -55,7 +55,7 @@ function render() {
       <span class="size">${size} student(s)</span>, ${g.answers.length} wording(s)
       <ol>${answers}</ol>${suggestion}
       ${g.feedback ? `<p class="muted">feedback: ${esc(g.feedback)}</p>` : ""}
-      ${showWho ? `<p class="who">${g.students.map(esc).join(", ")}</p>` : ""}</div>`;
+      ${showWho && !g.answers.some((a) => a.students.length) ? `<p class="who">${g.students.map(esc).join(", ")}</p>` : ""}</div>`;
   }).join("");
   const here = document.querySelector(".group.current");
   if (here && here.scrollIntoView) here.scrollIntoView({block: "nearest"});
