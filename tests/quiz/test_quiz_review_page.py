@@ -210,6 +210,17 @@ def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
                 assert page.evaluate("document.getElementById('status').className") != "error", \
                     page.evaluate("document.getElementById('status').textContent")
 
+            # Feedback for a group's students, typed on the page, lands in the file (not a clearing step).
+            first = page.evaluate(CURRENT)["answers"][0]
+            before = page.evaluate("document.body.dataset.saved || '0'")
+            page.keyboard.press("c")
+            page.keyboard.type("See the lesson's section on scaling.")
+            page.keyboard.press("Enter")
+            wait_saved(before)
+            document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+            assert [g["feedback"] for q in document.values() for b in q.values() for g in b["groups"]
+                    if g["answers"][0] == first] == ["See the lesson's section on scaling."]
+
             for _ in range(4 * total_groups):
                 if page.evaluate("document.body.dataset.pending") == "0":
                     break
