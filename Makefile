@@ -8,7 +8,8 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench sweep mutants sandbox-tools clean \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench sweep mutants sandbox-tools \
+        browser-tools clean \
         report-screenshots
 
 help:
@@ -18,6 +19,7 @@ help:
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
+	@echo "make browser-tools                install Debian's chromium where possible (the review page's browser test)"
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox)"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
@@ -30,7 +32,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name python3 > /dev/null
 	touch $(STAMP)
 
-setup: $(STAMP) sandbox-tools
+setup: $(STAMP) sandbox-tools browser-tools
 
 # bubblewrap gives student code its own namespaces; without it the kit confines student code with
 # Landlock and seccomp (Linux 5.13+), and refuses to grade where neither works (docs/isolation.md).
@@ -38,6 +40,13 @@ sandbox-tools:
 	@command -v bwrap > /dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null && \
 	  (apt-get update -qq && apt-get install -y -qq bubblewrap > /dev/null) || \
 	  echo "bubblewrap not installed: grading will use Landlock without namespaces (docs/isolation.md)"; }
+
+# Debian's chromium: the review page's browser test drives it with Playwright (whose own browser download
+# needs hosts that are often unreachable); without it that test is skipped and says why.
+browser-tools:
+	@command -v chromium > /dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null && \
+	  (apt-get update -qq && apt-get install -y -qq chromium > /dev/null) || \
+	  echo "chromium not installed: the review page's browser test will be skipped"; }
 
 test: setup
 	$(PY) -m pytest -q

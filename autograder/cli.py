@@ -182,8 +182,13 @@ def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> No
 
 @main.command()
 @click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def review(out: Path) -> None:
-    """Gather the quiz answers in OUT that need a person into OUT/review.yaml, one group per wording."""
+@click.option("--file", "--no-browser", "file_only", is_flag=True,
+              help="Only write OUT/review.yaml (score the groups in the file), no review page.")
+@click.option("--no-open", is_flag=True, help="Serve the review page but do not open a browser (print its address).")
+@click.option("--port", type=int, default=0, help="Port on 127.0.0.1 (default: any free port).")
+def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
+    """Score the quiz answers in OUT that need a person: groups of answers that mean the same, on a local
+    page (or, with --file, in OUT/review.yaml). Decisions are saved to OUT/review.yaml as they are made."""
     from .quiz import load_quizzes
     from .quiz.review import write_review
 
@@ -192,8 +197,15 @@ def review(out: Path) -> None:
     except (FileNotFoundError, ValueError) as exc:
         console.print(f"[bold red]{exc}[/]")
         sys.exit(1)
-    console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}\n"
-                  "Fill in each group's score, then grade again with the same --out folder.")
+    console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}")
+    if file_only:
+        console.print("Fill in each group's score, then grade again with the same --out folder.")
+        return
+    from .quiz.review_page.server import serve
+
+    serve(out, port, announce=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
+          open_browser=not no_open)
+    console.print("Grade again with the same --out folder to apply the decisions.")
 
 
 @main.command()

@@ -43,6 +43,8 @@ def autograder_root(tmp_path_factory):
     assert {"setup.sh", "run_autograder", "requirements.txt"} <= set(names)
     assert "autograder/graders/test_attention_scores.py" in names
     assert not [n for n in names if n.startswith(("tests/", "demo/", "source/"))]
+    shipped = (root / "source" / "requirements.txt").read_text(encoding="utf-8")
+    assert "torch==" in shipped and "playwright" not in shipped  # the tests' browser driver stays out
     for script in ("setup.sh", "run_autograder"):
         os.chmod(root / "source" / script, 0o755)  # zipfile does not restore modes
     shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
@@ -106,6 +108,28 @@ def test_solution_gets_full_code_marks_and_the_instructor_sees_the_isolation(aut
     assert len(hidden) == 1 and hidden[0]["visibility"] == "hidden" and "Landlock" in hidden[0]["output"]
     assert hidden[0]["max_score"] == 0 and data["stdout_visibility"] == "hidden"
     assert data["extra_data"]["isolation"] == "landlock"
+
+
+def test_a_student_sees_no_quiz_key_before_the_due_date(autograder_root):
+    """An empty quiz and a wrong one are handed in with stubs (a student fishing for the key): nothing
+    visible now holds a key or an explanation; the quiz entries carry them, released after the due date."""
+    from autograder.grading.quizzes import load_class_quizzes
+
+    quizzes = load_class_quizzes()
+    wrong = {q.id: (not q.answer) for q in quizzes[0].questions if q.type == "true_false"}
+    files = {f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS}
+    files[f"quiz_{quizzes[0].id}.yaml"] = "".join(f"{k}: {str(v).lower()}\n" for k, v in wrong.items())
+    files.update({f"quiz_{q.id}.yaml": "{}\n" for q in quizzes[1:]})
+    data, _ = run_autograder(autograder_root, files)
+    visible = "\n".join(t["name"] + " " + t["output"] for t in data["tests"] if t["visibility"] == "visible")
+    visible += data["output"]
+    keys = [t.strip() for q in quizzes for i in q.questions for t in (i.correct_answer_text(), i.explanation)
+            if t and len(t.strip()) >= 4]
+    assert not [k for k in keys if k in visible]
+    released = [t for t in data["tests"] if t["name"] in {f"quiz {q.id}" for q in quizzes}]
+    assert len(released) == len(quizzes) and {t["visibility"] for t in released} == {"after_due_date"}
+    assert any(k in t["output"] for t in released for k in keys)  # shown once the due date has passed
+    assert all(f"quiz {q.id}: answers received" in visible for q in quizzes)
 
 
 def test_untouched_handout_scores_zero(autograder_root):

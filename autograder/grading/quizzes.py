@@ -93,11 +93,17 @@ def _queue(graded: dict) -> dict:
             for item in result.items:
                 if item.pending:
                     entry = pending.setdefault(result.quiz_id, {}).setdefault(item.question_id, {}).setdefault(
-                        item.review_text, {"answer": str(item.given), "students": [],
-                                           "suggested_score": item.suggested_score, "suggestion": item.suggestion,
-                                           "meaning": item.meaning})
+                        item.review_text, {"answer": str(item.given), "students": [], "meaning": item.meaning,
+                                           **_suggestion(item)})
                     entry["students"].append(sid)
     return pending
+
+
+def _suggestion(item) -> dict:
+    """What grading suggests for a pending answer (a score and why), shown on the review page; never awarded."""
+    if item.suggested_score is None:
+        return {}
+    return {"suggested": float(item.suggested_score), "why": item.suggestion or ""}
 
 
 def convert(graded, folder: Path) -> QuizResult:

@@ -2,15 +2,14 @@
 
 `make grade` writes every answer it could not judge to OUT/.state/quiz/review-queue.json and marks its
 points as pending. `attnkit review OUT` turns the queue into OUT/review.yaml: per question, groups of
-near-identical answers (rapidfuzz, order-sensitive similarity on the normalised text; answers that differ
-in a number, a negation or before/after never share a group), each with a `score:` for the instructor
-to fill in. The next `make grade` applies each decision to every answer in its group, now and in every
+answers that mean the same (review_meaning.py; answers that differ in a number, a negation or before/after
+never share a group), each with a `score:` for the instructor to fill in, on the review page
+(review_page/) or in the file. The next `make grade` applies each decision to every answer in its group, now and in every
 later run; a re-run of `attnkit review` keeps the decisions and adds only new answers.
 """
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,10 @@ import yaml
 
 from .grade import Decision, review_text, rubric_suggestion
 from .model import Quiz
+from .review_meaning import meaning_groups
 
 QUEUE = Path(".state") / "quiz" / "review-queue.json"  # not .state/*.json: those are student results
 REVIEW_FILE = "review.yaml"
-SIMILARITY = 90  # rapidfuzz ratio (0-100) every two answers of a group must reach
-_SIGNAL = re.compile(r"-?\d+(?:\.\d+)?|\b(?:not|no|never|without|cannot|can't|don't|isn't|before|after|"
-                     r"inf|infinity|negative|minus|positive|row|column|query|queries|key|keys|value|values)\b|[-+*/^@]")
 HEADER = """\
 # Quiz answers the grader could not judge, grouped by near-identical wording.
 # For each group, set `score` (0 up to the question's points) and, if you like, `feedback` for the students.
@@ -107,34 +104,43 @@ def read_queue(out_dir: Path) -> dict:
 
 # --- grouping ------------------------------------------------------------------------------------
 
-def _comparable(text: str) -> str:
-    text = review_text(text).translate(str.maketrans({"−": "-", "–": "-", "—": "-", "∞": " inf "}))
-    return " ".join(re.sub(r"[^\w\s*/^@+\-=<>()]", " ", text).split())
-
-
 def cluster(texts: list[str], weight: dict[str, int] | None = None) -> list[list[str]]:
-    """Groups of near-identical answers: every two members reach SIMILARITY and share their signal words."""
-    from rapidfuzz import fuzz, process
+    """Groups of answers that mean the same (review_meaning.py), largest first."""
+    return meaning_groups(texts, weight)
 
-    weight = weight or {}
-    order = sorted(texts, key=lambda t: (-weight.get(t, 1), t))
-    comparable = [_comparable(t) for t in order]
-    signals = [sorted(_SIGNAL.findall(c)) for c in comparable]
-    scores = process.cdist(comparable, comparable, scorer=fuzz.ratio) if order else []
-    groups: list[list[int]] = []
-    for i in range(len(order)):
-        for group in groups:
-            if all(scores[i][j] >= SIMILARITY and signals[i] == signals[j] for j in group):
-                group.append(i)
-                break
-        else:
-            groups.append([i])
-    return [[order[i] for i in group] for group in groups]
+
+def suggestion(question, entry: dict) -> tuple[float | None, str]:
+    """The suggested score of a group and why: what grading attached to the answer (when it did), else the
+    keyword rubric's count. Read defensively: a queue written by another version may carry neither."""
+    score, why = entry.get("suggested"), entry.get("why")
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= question.points:
+        return float(score), why if isinstance(why, str) else ""
+    rubric = rubric_suggestion(question, entry.get("answer", ""))
+    if rubric is None:
+        return None, ""
+    return rubric, _rubric_why(question, entry.get("answer", ""))
+
+
+def _rubric_why(question, answer: str) -> str:
+    """Which rubric items the answer mentions: the reason behind a rubric suggestion."""
+    hint = "the keyword rubric's count, a hint only"
+    try:
+        from .normalize import keyword_in, normalize_answer
+
+        text = normalize_answer(answer)
+        hits = [item for item in question.rubric if any(keyword_in(k, text) for k in item.keywords)]
+    except Exception:  # noqa: BLE001 - a missing reason must not stop the review
+        return hint
+    if not hits:
+        return f"mentions none of the rubric's key points ({hint})"
+    named = ", ".join(f"{item.keywords[0]!r} (+{item.points:g})" for item in hits)
+    return f"mentions {named} ({hint})"
 
 
 def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[dict, int, int]:
-    """The new review document: existing decided groups kept, pending answers grouped. Returns
-    (document, number of groups to decide, number of answers in them)."""
+    """The new review document: existing groups kept (decided ones whole; undecided ones as the instructor
+    split them, with only answers still pending), new pending answers grouped. Returns (document, number
+    of groups to decide, number of answers in them)."""
     document: dict[str, dict] = {}
     to_decide = answers_to_decide = 0
     kept = {(q, qid): [g for _, _, _, g in _groups({q: {qid: b}})]
@@ -145,18 +151,29 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[
             pending = queue.get(quiz_id, {}).get(question.id, {})
             old = kept.get((quiz_id, question.id), [])
             decided = [g for g in old if g.get("score") not in (None, "")]
-            decided_texts = {review_text(a) for g in decided for a in g.get("answers") or []}
-            new = {text: entry for text, entry in pending.items() if text not in decided_texts}
-            if not decided and not new:
+            claimed = {review_text(a) for g in decided for a in g.get("answers") or []}
+            groups = []
+            for old_group in (g for g in old if g.get("score") in (None, "")):  # as split or moved: kept
+                answers = [a for a in old_group.get("answers") or []
+                           if review_text(a) in pending and review_text(a) not in claimed]
+                if answers:
+                    claimed |= {review_text(a) for a in answers}
+                    students = sorted({s for a in answers for s in pending[review_text(a)].get("students", [])})
+                    groups.append({**old_group, "students": students, "answers": answers})
+                    to_decide += 1
+                    answers_to_decide += len(answers)
+            new = {text: entry for text, entry in pending.items() if text not in claimed}
+            if not decided and not groups and not new:
                 continue
             weight = {t: len(e.get("students", [])) for t, e in new.items()}
-            groups = []
             for members in cluster(list(new), weight):
                 students = sorted({s for t in members for s in new[t].get("students", [])})
-                suggested = rubric_suggestion(question, new[members[0]]["answer"])
+                suggested, why = suggestion(question, new[members[0]])
                 group = {"score": None, "feedback": ""}
                 if suggested is not None:
                     group["suggested"] = suggested
+                    if why:
+                        group["why"] = why
                 group.update({"students": students, "answers": [new[t]["answer"] for t in members]})
                 groups.append(group)
                 to_decide += 1
@@ -171,8 +188,6 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[
 
 def write_review(out_dir: Path, quizzes: dict[str, Quiz]) -> tuple[Path, int, int]:
     """`attnkit review OUT`: (re)write OUT/review.yaml from the queue, keeping every decision made."""
-    from ..results import write_atomic
-
     path = out_dir / REVIEW_FILE
     existing = None
     if path.is_file():
@@ -181,6 +196,12 @@ def write_review(out_dir: Path, quizzes: dict[str, Quiz]) -> tuple[Path, int, in
         except yaml.YAMLError as exc:
             raise ValueError(f"{path} is not valid YAML ({exc}); fix it before gathering new answers") from None
     document, groups, answers = build_review(read_queue(out_dir), quizzes, existing)
-    text = HEADER + "\n" + yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=110)
-    write_atomic(path, text)
+    save_review(path, document)
     return path, groups, answers
+
+
+def save_review(path: Path, document: dict) -> None:
+    """Atomically: a crash leaves the previous decisions or the new ones, never half a file."""
+    from ..results import write_atomic
+
+    write_atomic(path, HEADER + "\n" + yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=110))

@@ -1,23 +1,38 @@
-"""Gradescope's results.json for one student (the format Gradescope's autograder platform reads)."""
+"""Gradescope's results.json for one student (the format Gradescope's autograder platform reads).
+
+Keys stay hidden until the instructor releases them (autograder/gradescope/visibility.py): a quiz's entry
+(its scores, "Expected: ..." and explanations) is released at the configured time, beside a visible entry
+that only says the answer file was read; a visible code check whose message would give the answer away
+shows its score at once and its message in a companion entry released with the keys.
+"""
 from __future__ import annotations
 
+from functools import lru_cache
+
+from ..gradescope.visibility import KeyRelease, load_release, reveals_key
 from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
 from ..sandbox.isolation import notice
 from .explain import count, failure_lines, label, plan_explanations, points
 
 
-def results_json(result: StudentResult) -> dict:
+
+def results_json(result: StudentResult, release: KeyRelease | None = None) -> dict:
+    release = release or kit_release()
     plan = plan_explanations(result)  # a diagnosed mistake is explained once; its other failures point back
-    tests = [{
-        "name": label(t),
-        "score": t.score,
-        "max_score": t.max_score,
-        "status": "passed" if t.status == PASSED else "failed",  # a failed zero-point flag is not "passed"
-        "output": "\n".join(failure_lines(t, plan)) if t.status == FAILED else t.output,
-        "visibility": t.visibility,
-        "tags": list(t.tags),
-    } for t in result.tests]
-    tests += [quiz_entry(quiz) for quiz in result.quizzes]
+    tests = []
+    for t in result.tests:
+        entry = {
+            "name": label(t),
+            "score": t.score,
+            "max_score": t.max_score,
+            "status": "passed" if t.status == PASSED else "failed",  # a failed zero-point flag is not "passed"
+            "output": "\n".join(failure_lines(t, plan)) if t.status == FAILED else t.output,
+            "visibility": t.visibility,
+            "tags": list(t.tags),
+        }
+        tests += code_entries(entry, release.keys)
+    for quiz in result.quizzes:
+        tests += quiz_entries(quiz, release.for_quiz(quiz.quiz_id))
     isolation = notice(result.isolation)
     if isolation:  # instructors only: Gradescope never shows hidden tests to students
         tests.append({"name": "Isolation of student code (instructors only)", "score": 0.0, "max_score": 0.0,
@@ -41,6 +56,42 @@ def results_json(result: StudentResult) -> dict:
         "extra_data": {"isolation": result.isolation, "isolation_notice": isolation or "",
                        "fingerprint": result.fingerprint},
     }
+
+
+@lru_cache(maxsize=1)
+def kit_release() -> KeyRelease:
+    """The kit's setting, read once per run (a class has many students, the setting one value)."""
+    return load_release()
+
+
+def code_entries(entry: dict, keys: str) -> list[dict]:
+    """A code check as authored, unless students would read the answer in it before the keys are out:
+    then its score stays where it was, and its message moves to a 0-point entry released with the keys."""
+    if keys == "visible" or entry["visibility"] != "visible" or not reveals_key(entry["output"], entry["tags"]):
+        return [entry]
+    details = {**entry, "name": f"{entry['name']} (details)", "score": 0.0, "max_score": 0.0, "visibility": keys}
+    withheld = f"This check's message gives the answer away: it is shown in \"{details['name']}\" {_when(keys)}."
+    return [{**entry, "output": withheld}, details]
+
+
+def quiz_entries(quiz: QuizResult, visibility: str = "after_due_date") -> list[dict]:
+    """The quiz's entry, released at `visibility`; while that is not `visible`, a visible 0-point entry
+    says the answers were read (or why not), so a student can still fix an unreadable file in time."""
+    entry = quiz_entry(quiz)
+    if visibility == "visible":
+        return [entry]
+    entry["visibility"] = visibility
+    answered = sum(1 for i in quiz.items if not i.feedback.startswith("No answer"))
+    receipt = quiz.problem or (f"Your answer file was read: {answered} of {count(len(quiz.items), 'question')} "
+                               f"answered. Scores, the answer key and explanations are shown {_when(visibility)}.")
+    return [{"name": f"quiz {quiz.quiz_id}: answers received", "score": 0.0, "max_score": 0.0,
+             "status": "failed" if quiz.problem else "passed", "output": receipt, "visibility": "visible",
+             "tags": ["quiz", "receipt"]}, entry]
+
+
+def _when(visibility: str) -> str:
+    return {"after_due_date": "after the due date", "after_published": "when your instructor publishes the grades",
+            "hidden": "only to your instructor"}.get(visibility, "later")
 
 
 def quiz_entry(quiz: QuizResult) -> dict:

@@ -60,7 +60,7 @@ def test_review_round_trip(tmp_path):
     assert len(cache) == 3  # permute (ann and ben share it), Q @ K, q @ k.mT: each evaluated once
 
     # `attnkit review OUT` groups near-identical answers: ann's and ben's are one group.
-    run = attnkit("review", str(out))
+    run = attnkit("review", "--file", str(out))
     assert run.returncode == 0, run.stderr
     document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
     groups = document["attention_score"]["sc-01"]["groups"]
@@ -86,7 +86,7 @@ def test_review_round_trip(tmp_path):
                                                "fay": {"sc-01": "the affinity of q_i for k_j"}})
     third = grade_class_quizzes(folders, out, quizzes=quizzes)
     assert sc01(third, "eve")[0].score == 1.5 and sc01(third, "fay")[0].pending
-    assert attnkit("review", str(out)).returncode == 0
+    assert attnkit("review", "--no-browser", str(out)).returncode == 0
     again = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))["attention_score"]["sc-01"]["groups"]
     assert [g["score"] for g in again if "ann" in g["students"]] == [1.5]  # decisions survive a re-gather
     assert [g["students"] for g in again if g["score"] is None] == [["fay"]]
@@ -97,7 +97,7 @@ def test_bad_decisions_are_reported_and_stay_pending(tmp_path):
     folders = write_class(tmp_path / "class", {"ann": ANSWERS["ann"]})
     out = tmp_path / "out"
     grade_class_quizzes(folders, out, quizzes=quizzes)
-    assert attnkit("review", str(out)).returncode == 0
+    assert attnkit("review", "--no-browser", str(out)).returncode == 0
     document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
     document["attention_score"]["sc-01"]["groups"][0]["score"] = 5  # more than the question's 2 points
     (out / REVIEW_FILE).write_text(yaml.safe_dump(document), encoding="utf-8")
@@ -108,8 +108,8 @@ def test_bad_decisions_are_reported_and_stay_pending(tmp_path):
 
 
 def test_review_without_a_graded_folder_says_so(tmp_path):
-    run = attnkit("review", str(tmp_path))
+    run = attnkit("review", "--file", str(tmp_path))
     assert run.returncode == 1 and "run the grading" in run.stderr
     (tmp_path / ".state").mkdir()
-    run = attnkit("review", str(tmp_path))  # graded, nothing pending: an empty review file
+    run = attnkit("review", "--file", str(tmp_path))  # graded, nothing pending: an empty review file
     assert run.returncode == 0 and "0 group(s)" in run.stderr

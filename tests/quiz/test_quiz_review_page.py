@@ -1,0 +1,333 @@
+"""The review page: served on 127.0.0.1 to the token's holder only; each decision lands in OUT/review.yaml
+before the page shows it; and a teacher clears a 200-student class's review with the keyboard in a real
+headless browser (Debian's chromium driven by Playwright), the server killed halfway through."""
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder import paths
+from autograder.grading.quizzes import grade_class_quizzes, load_class_quizzes
+from autograder.quiz.grade import review_text
+from autograder.quiz.review import QUEUE, REVIEW_FILE, build_review, load_decisions, save_review
+from autograder.quiz.review_page.server import ReviewServer
+from tests.quiz import review_class
+
+CHROMIUM = Path("/usr/bin/chromium")
+QUEUE_DATA = {"attention_score": {"sc-01": {
+    "how strongly query i likes key j": {"answer": "how strongly query i likes key j", "students": ["ann", "cy"]},
+    "how strongly query i like key j": {"answer": "How strongly query i like key j.", "students": ["ben"]},
+    "the affinity of q_i for k_j": {"answer": "the affinity of q_i for k_j", "students": ["dee"]},
+}}}
+
+
+@pytest.fixture
+def served(tmp_path):
+    quizzes = {q.id: q for q in load_class_quizzes()}
+    (tmp_path / QUEUE).parent.mkdir(parents=True)
+    (tmp_path / QUEUE).write_text(json.dumps(QUEUE_DATA), encoding="utf-8")
+    document, groups, _ = build_review(QUEUE_DATA, quizzes, None)
+    assert groups == 2
+    save_review(tmp_path / REVIEW_FILE, document)
+    server = ReviewServer(tmp_path)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server, quizzes, tmp_path
+    server.shutdown()
+    server.server_close()
+
+
+def request(server, method, path, body=None, host=None, token=True):
+    port = server.server_address[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    target = f"{path}?token={server.token}" if token is True else f"{path}{token or ''}"
+    headers = {"Host": host or f"127.0.0.1:{port}"}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    connection.request(method, target, body=data, headers=headers)
+    response = connection.getresponse()
+    payload = response.read()
+    connection.close()
+    return response.status, payload
+
+
+def test_the_page_is_local_and_needs_its_token(served):
+    server, _, _ = served
+    assert server.server_address[0] == "127.0.0.1"
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{32}", server.url)
+    for path in ("/", "/api/state"):
+        assert request(server, "GET", path, token="")[0] == 403
+        assert request(server, "GET", path, token="?token=" + "x" * 32)[0] == 403
+        assert request(server, "GET", path, host="attacker.example:80")[0] == 403  # DNS rebinding
+    assert request(server, "POST", "/api/decide", {"quiz": "attention_score"}, token="")[0] == 403
+    status, page = request(server, "GET", "/")
+    assert status == 200 and b"Quiz review" in page and server.token.encode() in page
+    script = page.split(b"<script nonce=")[1]
+    assert b"/*SCRIPT*/" not in page and b"http" not in script  # nothing is fetched from elsewhere
+    assert b"src=" not in page and b"<link" not in page
+
+
+def test_each_decision_is_in_review_yaml_before_the_page_hears_back(served):
+    server, quizzes, out = served
+    state = json.loads(request(server, "GET", "/api/state")[1])
+    (question,) = state["questions"]
+    big = max(question["groups"], key=lambda g: len(g["students"]))
+    assert big["students"] == ["ann", "ben", "cy"] and len(big["answers"]) == 2
+    assert {a["text"]: a["students"] for a in big["answers"]} == {
+        "how strongly query i likes key j": ["ann", "cy"], "How strongly query i like key j.": ["ben"]}
+    where = {"quiz": "attention_score", "question": "sc-01", "group": big["index"], "first": big["answers"][0]["text"]}
+    status, _ = request(server, "POST", "/api/decide", {**where, "score": 1.5, "feedback": "say 'unnormalised'"})
+    assert status == 200
+    decisions = load_decisions(out / REVIEW_FILE, quizzes)  # what the next grading applies
+    assert decisions.get("attention_score", "sc-01", "how strongly query i like key j").score == 1.5
+    assert decisions.get("attention_score", "sc-01", "how strongly query i likes key j").feedback == "say 'unnormalised'"
+    assert not list(out.glob(".review.yaml.*"))  # written through a temporary file, nothing left behind
+
+    before = (out / REVIEW_FILE).read_text(encoding="utf-8")
+    assert request(server, "POST", "/api/decide", {**where, "score": 3})[0] == 400  # over the question's 2 points
+    assert request(server, "POST", "/api/decide", {**where, "first": "another answer", "score": 1})[0] == 409
+    assert (out / REVIEW_FILE).read_text(encoding="utf-8") == before
+
+    status, body = request(server, "POST", "/api/split", {**where, "answer": 1})
+    assert status == 200
+    groups = json.loads(body)["questions"][0]["groups"]
+    assert [g["students"] for g in groups if g["answers"][0]["text"].startswith("How strongly")] == [["ben"]]
+    assert [g["students"] for g in groups if g["answers"][0]["text"].startswith("how strongly")] == [["ann", "cy"]]
+    document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+    assert len(document["attention_score"]["sc-01"]["groups"]) == 3
+
+
+# --- the browser -------------------------------------------------------------------------------------
+
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (requirements.txt pins it)")
+    if not CHROMIUM.is_file():
+        pytest.skip(f"no chromium at {CHROMIUM}: `make browser-tools` (or apt-get install chromium) installs it")
+    return sync_playwright
+
+
+def start_review(out: Path):
+    """`attnkit review OUT --no-open` in its own process; returns (process, URL it printed)."""
+    process = subprocess.Popen([sys.executable, "-m", "autograder.cli", "review", "--no-open", str(out)],
+                               cwd=paths.ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    for line in process.stderr:
+        found = re.search(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+", line)
+        if found:
+            threading.Thread(target=process.stderr.read, daemon=True).start()  # keep the pipe drained
+            return process, found.group()
+    raise AssertionError(f"attnkit review printed no address (exit {process.wait()})")
+
+
+def keys_for(score: float, points: float, suggested: float | None) -> list[str]:
+    """The fewest presses that give `score`."""
+    if suggested is not None and abs(suggested - score) < 1e-9:
+        return ["a"]
+    if score == points:
+        return ["f"]
+    if score == 0:
+        return ["n"]
+    if float(score).is_integer() and score <= 9:
+        return [str(int(score))]
+    if abs(score - points / 2) < 1e-9:
+        return ["h"]
+    if float(score * 2).is_integer() and score < 10:
+        return [f"Shift+Digit{int(score)}"]
+    return ["e", *f"{score:g}", "Enter"]
+
+
+CURRENT = """() => { const g = document.querySelector('.group.current');
+  const meta = document.querySelector('#question .meta').textContent.split(' · ');
+  const s = g.querySelector('.suggested');
+  return {question: meta[1], points: parseFloat(meta[2]), index: Number(g.dataset.index),
+          answers: [...g.querySelectorAll('ol > li')].map((li) => li.firstChild.textContent),
+          suggested: s ? parseFloat(s.textContent.replace('suggested: ', '')) : null,
+          who: g.querySelector('.who') ? g.querySelector('.who').textContent : ''}; }"""
+
+
+@pytest.mark.slow
+def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
+    sync_playwright = browser()
+    labels = review_class.build(tmp_path / "class")
+    hostile = '<img src=x onerror="document.body.dataset.pwned = 1">'  # shown as text, never run
+    (tmp_path / "class" / "zz-hostile").mkdir()
+    (tmp_path / "class" / "zz-hostile" / "quiz_attention_score.yaml").write_text(
+        yaml.safe_dump({"sc-01": hostile}), encoding="utf-8")
+    labels["sc-01", review_text(hostile)] = 0.0
+    folders = {p.name: p for p in sorted((tmp_path / "class").iterdir())}
+    out = tmp_path / "out"
+    grade_class_quizzes(folders, out)
+    queue = json.loads((out / QUEUE).read_text(encoding="utf-8"))
+    pending_students = {(qid, text): entry["students"] for q in queue.values() for qid, a in q.items()
+                        for text, entry in a.items()}
+
+    process, url = start_review(out)
+    start = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+    per_question = {qid: (len(b["groups"]), sum(len(g["answers"]) for g in b["groups"]),
+                          sum(len(g["students"]) for g in b["groups"])) for q in start.values() for qid, b in q.items()}
+    total_groups = sum(g for g, _, _ in per_question.values())
+    assert total_groups > 0
+    presses, splits, decisions, read = 0, 0, 0, []
+    killed = seen_hostile = False
+    try:
+        with sync_playwright() as driver:
+            chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=[
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            page = chromium.new_page()
+            page.set_default_timeout(300_000)  # waits are for events; a busy machine only makes them slower
+            page.goto(url)
+            page.wait_for_selector(".group.current")
+
+            # Who is in the group: shown on demand, not counted as clearing work.
+            page.keyboard.press("w")
+            assert page.evaluate(CURRENT)["who"], "w shows the students of the group"
+            page.keyboard.press("w")
+
+            def press(key):
+                nonlocal presses
+                presses += 1
+                saved = page.evaluate("document.body.dataset.saved || '0'")
+                page.keyboard.press(key)
+                return saved
+
+            def wait_saved(before):
+                page.wait_for_function("(before) => (document.body.dataset.saved || '0') !== before || "
+                                       "document.getElementById('status').className === 'error'", arg=before)
+                assert page.evaluate("document.getElementById('status').className") != "error", \
+                    page.evaluate("document.getElementById('status').textContent")
+
+            # Feedback for a group's students, typed on the page, lands in the file (not a clearing step).
+            first = page.evaluate(CURRENT)["answers"][0]
+            before = page.evaluate("document.body.dataset.saved || '0'")
+            page.keyboard.press("c")
+            page.keyboard.type("See the lesson's section on scaling.")
+            page.keyboard.press("Enter")
+            wait_saved(before)
+            document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+            assert [g["feedback"] for q in document.values() for b in q.values() for g in b["groups"]
+                    if g["answers"][0] == first] == ["See the lesson's section on scaling."]
+
+            for _ in range(4 * total_groups):
+                if page.evaluate("document.body.dataset.pending") == "0":
+                    break
+                group = page.evaluate(CURRENT)
+                seen_hostile = seen_hostile or hostile in group["answers"]
+                scores = [labels[group["question"], review_text(a)] for a in group["answers"]]
+                odd = next((i for i, s in enumerate(scores) if s != scores[0]), None)
+                if odd is not None:  # the teacher scores these differently: split one off
+                    splits += 1
+                    press("s")
+                    wait_saved(press(str(odd + 1)))
+                    continue
+                read.append(len(group["answers"]))
+                keys = keys_for(scores[0], group["points"], group["suggested"])
+                for key in keys[:-1]:
+                    press(key)
+                wait_saved(press(keys[-1]))
+                decisions += 1
+                if not killed and decisions == total_groups // 2:
+                    # The server dies mid-review: every decision the page showed is in review.yaml.
+                    process.send_signal(signal.SIGKILL)
+                    process.wait()
+                    killed = True
+                    document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+                    assert sum(g["score"] is not None for q in document.values() for b in q.values()
+                               for g in b["groups"]) == decisions
+                    process, url = start_review(out)  # a new server, a new token
+                    page.goto(url)
+                    page.wait_for_selector(".group.current")
+            assert page.evaluate("document.body.dataset.pending") == "0"
+            assert page.is_visible("#done")
+            assert seen_hostile and page.evaluate("document.body.dataset.pwned") is None
+            chromium.close()
+        process.send_signal(signal.SIGINT)  # Ctrl-C: the server stops cleanly
+        assert process.wait(timeout=120) == 0
+    finally:  # a failed run leaves no server behind
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert killed
+
+    # Grading applies every decision: nothing pending, every reviewed answer at the teacher's score.
+    again = grade_class_quizzes(folders, out)
+    items = {(sid, item.question_id): item for sid, results in again.items() for r in results for item in r.items}
+    for (qid, text), students in pending_students.items():
+        for sid in students:
+            assert not items[sid, qid].pending and items[sid, qid].score == labels[qid, text], (sid, qid, text)
+
+    minutes = review_class.minutes(read, presses, splits)
+    print(f"\n200-student class from {', '.join(p.name for p in review_class.labelled_sources())}:")
+    print(f"{'question':10} {'groups':>6} {'wordings':>8} {'students':>8}")
+    for qid, (groups, wordings, students) in sorted(per_question.items()):
+        print(f"{qid:10} {groups:6d} {wordings:8d} {students:8d}")
+    print(f"pending groups {total_groups}; decisions {decisions}, splits {splits}, key presses {presses} "
+          f"({presses / max(decisions, 1):.2f} per decision)")
+    print(f"model: {review_class.READ_GROUP:g} s to read a group, +{review_class.READ_WORDING:g} s per further "
+          f"wording, {review_class.PRESS:g} s per key press, {review_class.SPLIT_DECISION:g} s per split: "
+          f"{minutes:.1f} minutes to clear review")
+    assert presses <= 1.5 * decisions + 2 * splits, "most groups take one key press"
+
+
+def test_the_suggestion_and_its_reason_are_read_defensively():
+    from types import SimpleNamespace
+
+    from autograder.grading.quizzes import _suggestion
+    from autograder.quiz.review import suggestion
+
+    question = next(q for quiz in load_class_quizzes() for q in quiz.questions if q.rubric)
+    given = {"answer": "anything", "suggested": 1.5 if question.points >= 1.5 else question.points, "why": "close"}
+    assert suggestion(question, given) == (given["suggested"], "close")
+    rubric = suggestion(question, {"answer": "anything"})
+    for broken in (True, question.points + 1, -1, "2", None):  # never trusted: the rubric's count instead
+        assert suggestion(question, {**given, "suggested": broken}) == rubric
+    assert rubric[0] is not None and "hint" in rubric[1]
+    assert _suggestion(SimpleNamespace(suggested_score=1.0, suggestion_reason="near an accepted answer")) == \
+        {"suggested": 1.0, "why": "near an accepted answer"}
+    assert _suggestion(SimpleNamespace(review_text="x")) == {}  # grading that suggests nothing adds nothing
+
+
+def test_an_edit_made_in_the_file_meanwhile_is_kept(served):
+    server, quizzes, out = served
+    document = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+    groups = document["attention_score"]["sc-01"]["groups"]
+    alone = next(g for g in groups if g["students"] == ["dee"])
+    alone["score"], alone["feedback"] = 0, "edited by hand"
+    (out / REVIEW_FILE).write_text(yaml.safe_dump(document), encoding="utf-8")
+    state = json.loads(request(server, "GET", "/api/state")[1])
+    big = next(g for g in state["questions"][0]["groups"] if "ann" in g["students"])
+    where = {"quiz": "attention_score", "question": "sc-01", "group": big["index"], "first": big["answers"][0]["text"]}
+    assert request(server, "POST", "/api/decide", {**where, "score": 2})[0] == 200
+    decisions = load_decisions(out / REVIEW_FILE, quizzes)
+    assert decisions.get("attention_score", "sc-01", "the affinity of q_i for k_j").feedback == "edited by hand"
+    assert decisions.get("attention_score", "sc-01", "how strongly query i likes key j").score == 2
+    (out / REVIEW_FILE).write_text("sc-01: [unclosed", encoding="utf-8")
+    status, body = request(server, "POST", "/api/decide", {**where, "score": 1})
+    assert status == 409 and "not valid YAML" in json.loads(body)["error"]
+    assert (out / REVIEW_FILE).read_text(encoding="utf-8") == "sc-01: [unclosed"  # never overwritten
+
+
+def test_a_split_survives_gathering_again(served):
+    server, quizzes, out = served
+    state = json.loads(request(server, "GET", "/api/state")[1])
+    big = next(g for g in state["questions"][0]["groups"] if len(g["answers"]) == 2)
+    where = {"quiz": "attention_score", "question": "sc-01", "group": big["index"], "first": big["answers"][0]["text"]}
+    assert request(server, "POST", "/api/split", {**where, "answer": 1})[0] == 200
+    existing = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))
+    document, to_decide, _ = build_review(QUEUE_DATA, quizzes, existing)  # `attnkit review OUT` run again
+    assert to_decide == 3
+    assert sorted(g["students"] for g in document["attention_score"]["sc-01"]["groups"]) == \
+        [["ann", "cy"], ["ben"], ["dee"]]
