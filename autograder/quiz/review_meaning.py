@@ -120,9 +120,15 @@ def signals(words: tuple[str, ...]) -> tuple:
     return negations, numbers, ordered
 
 
+FILLERS = frozenset({"really", "basically", "just", "actually", "simply", "very", "quite", "essentially",
+                     "literally", "indeed", "obviously", "clearly"})
+
+
 def near(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Same signals, and word by word in order only typos and at most one unimportant word (a word of
-    three letters or more, not a role) more or less per six words; in a formula or code, typos only."""
+    """Same signals, and word by word in order only typos and at most one filler word (an intensifier such as
+    "really" or "basically") more or less per six words; in a formula or code, typos only. Any other word
+    more or less may be a claim of its own ("it is faster: the decoder looks at all states"), and a group's
+    decision is applied to every answer in it, so such answers stay apart."""
     from rapidfuzz import fuzz
     from rapidfuzz.distance import Levenshtein
 
@@ -141,8 +147,8 @@ def near(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
                     return False
         elif tag in ("insert", "delete"):
             words = a[i1:i2] + b[j1:j2]
-            if formula or any(len(w) < 3 or w in ROLES or not w.isalpha() for w in words):
-                return False  # "V" more or less is another formula; a hedge beside code may be a doubt
+            if formula or any(w not in FILLERS for w in words):
+                return False
             extra += len(words)
     return extra <= max(len(a), len(b)) // 6
 

@@ -295,9 +295,9 @@ def test_the_suggestion_and_its_reason_are_read_defensively():
     for broken in (True, question.points + 1, -1, "2", None):  # never trusted: the rubric's count instead
         assert suggestion(question, {**given, "suggested": broken}) == rubric
     assert rubric[0] is not None and "hint" in rubric[1]
-    assert _suggestion(SimpleNamespace(suggested_score=1.0, suggestion_reason="near an accepted answer")) == \
+    assert _suggestion(SimpleNamespace(suggested_score=1.0, suggestion="near an accepted answer")) == \
         {"suggested": 1.0, "why": "near an accepted answer"}
-    assert _suggestion(SimpleNamespace(review_text="x")) == {}  # grading that suggests nothing adds nothing
+    assert _suggestion(SimpleNamespace(suggested_score=None, suggestion="")) == {}  # nothing suggested, nothing added
 
 
 def test_an_edit_made_in_the_file_meanwhile_is_kept(served):
