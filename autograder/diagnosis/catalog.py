@@ -21,6 +21,7 @@ MISTAKES: dict[str, str] = {
     "scale-multiplied": "the scores are multiplied by sqrt(d_k) instead of divided by it",
     "scale-power-precedence": "`d_k ** 1/2` is not sqrt(d_k): ** binds before /, so it is d_k / 2 (and "
                               "`x / d_k ** 1/2` is x / d_k / 2); write d_k ** 0.5 or math.sqrt(d_k)",
+    "scale-wrong-factor": "the scores are scaled by another factor than 1/sqrt(d_k)",
     "scale-sqrt-dmodel": "the scores are scaled by 1/sqrt(d_model) instead of 1/sqrt(d_k), the projected size",
     "w-transposed": "W is used transposed: nn.Linear keeps its weight as (out_features, in_features), and "
                     "x @ self.W.weight or W applied to the other side computes with W^T (the general score "
@@ -55,7 +56,8 @@ MISTAKES: dict[str, str] = {
                        "condition with mask == 0",
     # Softmax: scores to weights
     "softmax-wrong-dim": "the softmax runs over the queries, not over the keys (dim=-1)",
-    "softmax-no-dim": "the softmax has no dim=, and for 3-D input PyTorch then picks dim 0, the batch",
+    "softmax-no-dim": "the softmax runs over dim 0, the batch, not over the keys (for 3-D input that is also what "
+                      "PyTorch picks when dim= is missing)",
     "softmax-unstable": "the softmax is exp(s) / sum exp(s) without subtracting the row maximum, which "
                         "overflows for large scores",
     "random-result": "the result is random: identical calls give different results (dropout left on, or random "
@@ -84,6 +86,7 @@ MISTAKES: dict[str, str] = {
     "causal-diagonal-excluded": "the causal mask leaves out the diagonal: a query may not attend to its own "
                                 "position",
     "causal-shifted": "the causal mask is shifted: True one place above the diagonal leaks the next token",
+    "causal-offset": "the causal mask's diagonal is offset by two or more places, so queries see the wrong keys",
     "padding-inverted": "the padding mask is inverted: True marks the padded keys instead of the real ones",
     "padding-off-by-one": "the padding mask lets one padded key through (j <= length instead of j < length)",
     "padding-over-queries": "the padding mask is (B, T_k, 1), which broadcasts over the keys instead of the "
@@ -91,6 +94,8 @@ MISTAKES: dict[str, str] = {
     # Entropy of the weights
     "entropy-in-bits": "the entropy is in bits (log base 2) instead of nats (natural log)",
     "entropy-missing-minus": "the minus sign is missing: sum_j p_j log p_j is negative",
+    "entropy-log10": "the entropy uses log base 10 instead of the natural log (nats)",
+    "entropy-mean": "the terms p_j log p_j are averaged over the keys instead of summed",
     "entropy-wrong-dim": "the entropy is summed over the wrong dimension, not over the keys (dim=-1)",
     "entropy-nan-at-zero": "p * log(p) is NaN where p = 0; 0 log 0 must count as 0 (torch.special.xlogy)",
 }

@@ -23,6 +23,7 @@ from .model import Model
 from .pipeline import NotApplicable
 from .probe import Observation
 from . import registry
+from .search import Call, Search, describe_factor, named
 
 SUPPORT, CONTRADICT, NEUTRAL = "support", "contradict", "neutral"
 
@@ -51,6 +52,7 @@ class Diagnoser:
         self._canonical = canonical
         self._cases: dict[int, Case] = {}
         self._verdicts: dict[tuple[int, int], Verdict] = {}
+        self._search = Search()
 
     def record(self, observation: Observation) -> None:
         self.observations.append(observation)
@@ -86,9 +88,37 @@ class Diagnoser:
                 if support and all(self._verdict(i, model).kind != CONTRADICT for i in history):
                     findings[model.mistake] = Diagnosis(model.mistake, MISTAKES[model.mistake],
                                                         self._evidence(*support[-1], len(support)))
+            if not findings:
+                findings = self._searched(target, mine)
             if findings:
                 by_target[target] = list(findings.values())
         return by_target
+
+    def _searched(self, target: str, mine: list[int]) -> dict[str, Diagnosis]:
+        """No single mistake explains this target: the simplest combination of stage variants that reproduces
+        every call of it (search.py), named only in the mistakes all such combinations share."""
+        indices = [i for i, o in enumerate(self.observations)
+                   if o.probe.target == target and self._case(i).reference is not None]
+        calls = [Call(self._case(i).probe, self._case(i).output, self.observations[i].raised, self._case(i).deviates)
+                 for i in indices]
+        explanations = self._search.simplest(target, calls, target in registry.EXACT_ZEROS)
+        proven = named(explanations)
+        if not proven:
+            return {}
+        shown = self.observations[mine[0]]
+        together = sorted(proven)
+        findings = {}
+        for mistake in together:
+            others = [MISTAKES[m] for m in together if m != mistake]
+            text = f"your result on {shown.probe.describe()} is what code gives with this mistake"
+            if others:
+                text += f" together with {'another' if len(others) == 1 else 'others'} ({'; '.join(others)})"
+            text += f", and so are all {len(calls)} calls of {target} the checks made"
+            if others:
+                text += "; no single mistake reproduces them"
+            factor = describe_factor(explanations[0]) if mistake == "scale-wrong-factor" else ""
+            findings[mistake] = Diagnosis(mistake, MISTAKES[mistake], text + (f": {factor}" if factor else "") + ".")
+        return findings
 
     def last_wrong(self, target: str, since: int = 0) -> Observation | None:
         """The newest call of `target` from `since` on whose result was wrong."""

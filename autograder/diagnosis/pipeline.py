@@ -132,9 +132,12 @@ def weigh(scores, mask=None, *, masking=RIGHT, softmax=RIGHT, fill=None, dropout
     return weights
 
 
-def attend(Q, K, V, mask=None, *, scores=RIGHT, scale=RIGHT, mix=RIGHT, order=RIGHT, d_model=None, **weighing):
-    """Score, scale, mask, softmax, mix. mix="transposed" is how code that scored K @ Q^T mixes the values."""
-    weights = weigh(SCORES[scores](Q, K) * SCALES[scale](K, d_model), mask, **weighing)
+def attend(Q, K, V, mask=None, *, scores=RIGHT, scale=RIGHT, mix=RIGHT, order=RIGHT, d_model=None, factor=None,
+           **weighing):
+    """Score, scale, mask, softmax, mix. mix="transposed" is how code that scored K @ Q^T mixes the values.
+    `factor`: a scale factor fitted from the student's output (search.py), in place of the `scale` variant."""
+    factor = SCALES[scale](K, d_model) if factor is None else factor
+    weights = weigh(SCORES[scores](Q, K) * factor, mask, **weighing)
     output = (last_two_swapped(weights) if mix == "transposed" else weights) @ V
     return (weights, output) if order == "returns-weights-first" else (output, weights)
 

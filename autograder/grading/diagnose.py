@@ -11,6 +11,7 @@ from ..diagnosis import Diagnoser, Observation, Probe, structural, translate
 from ..diagnosis.compare import agree
 from ..diagnosis.registry import canonical, reference, square
 from ..results import Diagnosis
+from .faults import StudentFault
 
 
 def record_call(diagnoser: Diagnoser, request: dict, reply: dict) -> None:
@@ -86,7 +87,6 @@ def elicit(student, since: int) -> bool:
 
 def call(student, probe: Probe) -> None:
     """One more call of the student's code, recorded like every other; its failure is evidence too."""
-    from .student import StudentFault  # noqa: PLC0415 - student.py imports this module
     try:
         student.run(probe.target, *probe.args, kwargs=dict(probe.kwargs), init=probe.init,
                     params=None if probe.params is None else dict(probe.params))
@@ -140,7 +140,6 @@ def biases(student, window: range) -> list[Diagnosis]:
         extra = structural.unexpected_biases(names, probe.params or {})
         if not extra or probe.init is None:
             continue
-        from .student import StudentFault  # noqa: PLC0415 - student.py imports this module
         try:
             again = student.run(probe.target, *probe.args, kwargs=dict(probe.kwargs), init=probe.init,
                                 params=structural.biases_zeroed(dict(probe.params or {}), names, extra))
