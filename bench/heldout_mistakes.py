@@ -183,7 +183,7 @@ SCALES = {"scale-missing", "scale-by-dk", "scale-sqrt-tk", "scale-hardcoded", "s
           "scale-power-precedence", "scale-sqrt-dmodel", "scale-wrong-factor"}
 MASKINGS = {"mask-inverted", "mask-not-applied", "mask-zero-fill", "mask-small-fill", "mask-added"}
 SOURCES = {"keys-with-wq", "values-with-wk", "keys-from-xq", "values-from-xq", "queries-from-xkv",
-           "keys-values-from-xq"}
+           "keys-values-from-xq", "projection-swapped"}
 
 
 def dim_of(text: str) -> str | None:
@@ -213,7 +213,9 @@ def meaning(edit: Edit) -> set[str]:
     catalogued words fit it, so naming any mistake for it is a wrong cause)."""
     f, old, new, line = edit.function, edit.old, edit.new, edit.line
     new_line = line.replace(old, new, 1)
-    if "softmax(" in line and "log_softmax" not in new and re.search(r"dim|^-?\d+$", old):
+    if "log_softmax" in new:
+        return {"log-softmax"}
+    if "softmax(" in line and re.search(r"dim|^-?\d+$", old):
         dim = dim_of(new_line)
         return {"softmax-no-dim"} if dim in (None, "0") else {"softmax-wrong-dim"} if dim in ("-2", "1") else set()
     if f == "softmax_entropy":
@@ -225,7 +227,7 @@ def meaning(edit: Edit) -> set[str]:
             return {"entropy-wrong-dim"}
         return {"entropy-missing-minus"} if old.startswith("-") else set()
     if f == "causal_mask":
-        return {"causal-inverted"} if "triu" in new else set()
+        return {"causal-inverted"} if "triu" in new else {"causal-not-triangular"} if "tril" not in new else set()
     if f == "padding_mask":
         if re.fullmatch(r"-?\d+", old) and "unsqueeze" in old + line and "[" not in old:
             return {"padding-over-queries"} if re.search(r"unsqueeze\((-1|2)\)", new_line) else set()
@@ -250,6 +252,10 @@ def meaning(edit: Edit) -> set[str]:
         in_matmul = old in ("Q", "K", "-2") or old.startswith("Q @") and "@ Q" in new
         if not in_matmul:
             return SCALES
+    if "transpose(-2, -1)" in line and {old, new} == {"Q", "K"}:
+        return {"scores-wrong-operand"}
+    if "weights @ V" in line and old == "V" and new in ("Q", "K"):
+        return {"mix-wrong-operand"}
     if f == "dot_scores" and "sqrt" in new:
         return {"unwanted-scale"}
     if "transpose(-2, -1)" in line and re.search(r"K\.transpose\(-2, -1\) @ Q", new):

@@ -13,6 +13,8 @@ MISTAKES: dict[str, str] = {
     "transpose-all-dims": "`.T` on a 3-D tensor reverses all of its dimensions; only the last two should be "
                           "swapped (K.transpose(-2, -1))",
     "batch-crosstalk": "items of a batch mix: every item is scored against the keys of batch item 0 (K[0])",
+    "scores-wrong-operand": "the scores compare the wrong tensors (queries with queries, or keys with keys); "
+                            "e_ij = q_i . k_j compares each query with each key",
     "unwanted-scale": "the plain dot-product score is scaled; e_ij = q_i . k_j has no 1/sqrt(d_k)",
     "scale-missing": "the 1/sqrt(d_k) scale is missing",
     "scale-by-dk": "the scores are divided by d_k instead of sqrt(d_k)",
@@ -58,6 +60,7 @@ MISTAKES: dict[str, str] = {
     "softmax-wrong-dim": "the softmax runs over the queries, not over the keys (dim=-1)",
     "softmax-no-dim": "the softmax runs over dim 0, the batch, not over the keys (for 3-D input that is also what "
                       "PyTorch picks when dim= is missing)",
+    "log-softmax": "log_softmax gives the logarithms of the weights; the weights are softmax(scores)",
     "softmax-unstable": "the softmax is exp(s) / sum exp(s) without subtracting the row maximum, which "
                         "overflows for large scores",
     "random-result": "the result is random: identical calls give different results (dropout left on, or random "
@@ -65,6 +68,9 @@ MISTAKES: dict[str, str] = {
     "dropout-on-weights": "dropout on the attention weights is active: some weights are zeroed at random and the "
                           "rest scaled up",
     # Mix and the layer's projections
+    "mix-wrong-operand": "the weights mix the wrong tensor: the output is weights @ V, a weighted sum of the values",
+    "projection-swapped": "Q, K or V is made from the wrong input or with the wrong weight: Q = W_Q x_q, "
+                          "K = W_K x_kv, V = W_V x_kv",
     "returns-weights-first": "the result is (weights, output) instead of (output, weights)",
     "keys-values-from-xq": "keys and values are built from x_q instead of x_kv (self-attention assumed)",
     "keys-from-xq": "the keys are built from x_q instead of x_kv",
@@ -86,6 +92,7 @@ MISTAKES: dict[str, str] = {
     "causal-diagonal-excluded": "the causal mask leaves out the diagonal: a query may not attend to its own "
                                 "position",
     "causal-shifted": "the causal mask is shifted: True one place above the diagonal leaks the next token",
+    "causal-not-triangular": "the causal mask allows every key: it is not cut to the lower triangle (torch.tril)",
     "causal-offset": "the causal mask's diagonal is offset by two or more places, so queries see the wrong keys",
     "padding-inverted": "the padding mask is inverted: True marks the padded keys instead of the real ones",
     "padding-off-by-one": "the padding mask lets one padded key through (j <= length instead of j < length)",

@@ -15,7 +15,7 @@ from typing import Callable
 import torch
 
 from .pipeline import (MASK_AFTER, MASK_BEFORE, PROJECTIONS, RIGHT, SCALES, SCORES, SOFTMAX, attend, layer,
-                       mistake_of, weigh)
+                       mistake_of, projection_slots, weigh)
 
 FITTED = "fitted"   # the value of a `factor` keyword that search.py reads from the student's output
 FITTED_SCALE = "scale-wrong-factor"
@@ -44,6 +44,7 @@ def variants(names, mistake=mistake_of, key: str | None = None) -> list[Variant]
 
 
 SCORE_STAGE = variants(SCORES, key="scores") + [Variant("k-at-q", {"scores": "k-at-q", "mix": "transposed"})]
+MIX_STAGE = [Variant("mix-wrong-operand", {"mix": "queries"}), Variant("mix-wrong-operand", {"mix": "keys"})]
 FITTED_SCALE_VARIANT = Variant(FITTED_SCALE, {"factor": FITTED})
 ATTENTION_SCALE = variants([n for n in SCALES if n != "scale-sqrt-dmodel"], key="scale") + [FITTED_SCALE_VARIANT]
 MASKING_STAGE = variants([n for n in list(MASK_BEFORE) + list(MASK_AFTER) if n != "mask-small-fill"],
@@ -87,6 +88,8 @@ def causal(probe, band=("tril", 0)):
     (T,) = probe.args[:1]
     ones = torch.ones(int(T), int(T), dtype=torch.bool)
     kind, offset = band
+    if kind == "ones":
+        return ones
     return torch.tril(ones, diagonal=offset) if kind == "tril" else torch.triu(ones, diagonal=offset)
 
 
@@ -101,7 +104,7 @@ def padding(probe, sense=RIGHT, bound=RIGHT, shape=RIGHT):
 
 CAUSAL_BANDS = {("tril", -1): "causal-diagonal-excluded", ("tril", 1): "causal-shifted",
                 ("tril", -2): "causal-offset", ("tril", 2): "causal-offset",
-                ("triu", 0): "causal-inverted", ("triu", 1): "causal-inverted"}
+                ("triu", 0): "causal-inverted", ("triu", 1): "causal-inverted", ("ones", 0): "causal-not-triangular"}
 
 PIPELINES: dict[str, Pipeline] = {
     "dot_scores": Pipeline("dot_scores", {
@@ -133,13 +136,14 @@ PIPELINES: dict[str, Pipeline] = {
     # --- the "Attention" assignment ---------------------------------------------------------------
     "attention": Pipeline("attention", {
         "score": SCORE_STAGE, "scale": ATTENTION_SCALE, "masking": MASKING_STAGE, "softmax": SOFTMAX_STAGE,
-        "order": ORDER_STAGE,
+        "mix": MIX_STAGE, "order": ORDER_STAGE,
     }, lambda p, **kw: attend(*p.args, **p.kwargs, **kw), attention_scores),
     "SingleHeadAttention": Pipeline("SingleHeadAttention", {
-        "projection": variants(PROJECTIONS, key="projection"),
+        "projection": variants(PROJECTIONS, key="projection")
+                      + [Variant(m, {"projection": slot}) for slot, m in projection_slots().items()],
         "score": SCORE_STAGE,
         "scale": variants(SCALES, key="scale") + [FITTED_SCALE_VARIANT],
-        "masking": MASKING_STAGE, "softmax": SOFTMAX_STAGE, "order": ORDER_STAGE,
+        "masking": MASKING_STAGE, "softmax": SOFTMAX_STAGE, "mix": MIX_STAGE, "order": ORDER_STAGE,
     }, lambda p, **kw: layer(p.params, *p.args, **p.kwargs, **kw), layer_scores),
 }
 
