@@ -212,7 +212,8 @@ def meaning(edit: Edit) -> set[str]:
     """The mistake ids that describe this edit, read from the edit and its statement alone (empty: no
     catalogued words fit it, so naming any mistake for it is a wrong cause)."""
     f, old, new, line = edit.function, edit.old, edit.new, edit.line
-    new_line = line.replace(old, new, 1)
+    pattern = rf"\b{re.escape(old)}\b" if re.fullmatch(r"\w+", old) else re.escape(old)
+    new_line = re.sub(pattern, new.replace("\\", "\\\\"), line, count=1)
     if "log_softmax" in new:
         return {"log-softmax"}
     if "softmax(" in line and re.search(r"dim|^-?\d+$", old):

@@ -26,6 +26,7 @@ from . import registry
 from .search import Call, Search, describe_factor, named
 
 SUPPORT, CONTRADICT, NEUTRAL = "support", "contradict", "neutral"
+SHOWS_ON_SIZE_ONE = {"bare-squeeze"}
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,8 @@ class Diagnoser:
                 if model.mistake in findings:
                     continue
                 support = self._support(model, mine)  # newest first: most models are ruled out at once
-                if support and all(self._verdict(i, model).kind != CONTRADICT for i in history):
+                if support and all(self._verdict(i, model).kind != CONTRADICT for i in history) and \
+                        self._telling(model, mine + history):
                     findings[model.mistake] = Diagnosis(model.mistake, MISTAKES[model.mistake],
                                                         self._evidence(*support[-1], len(support)))
             if not findings:
@@ -97,8 +99,8 @@ class Diagnoser:
     def _searched(self, target: str, mine: list[int]) -> dict[str, Diagnosis]:
         """No single mistake explains this target: the simplest combination of stage variants that reproduces
         every call of it (search.py), named only in the mistakes all such combinations share."""
-        indices = [i for i, o in enumerate(self.observations)
-                   if o.probe.target == target and self._case(i).reference is not None]
+        indices = [i for i, o in enumerate(self.observations) if o.probe.target == target
+                   and self._case(i).reference is not None and not (o.raised and o.report.get("backward"))]
         calls = [Call(self._case(i).probe, self._case(i).output, self.observations[i].raised, self._case(i).deviates)
                  for i in indices]
         explanations = self._search.simplest(target, calls, target in registry.EXACT_ZEROS)
@@ -119,6 +121,22 @@ class Diagnoser:
             factor = describe_factor(explanations[0]) if mistake == "scale-wrong-factor" else ""
             findings[mistake] = Diagnosis(mistake, MISTAKES[mistake], text + (f": {factor}" if factor else "") + ".")
         return findings
+
+    def _telling(self, model: Model, indices: list[int]) -> bool:
+        """Some call that the model reproduces is not degenerate (Probe.degenerate): evidence before naming.
+        A mistake that shows only on a size-1 axis (a bare squeeze()) is told by those calls themselves."""
+        if model.mistake in SHOWS_ON_SIZE_ONE:
+            return True
+        return any(not self.observations[i].probe.degenerate() and self._verdict(i, model).kind == SUPPORT
+                   for i in indices)
+
+    def held_back(self, target: str, since: int = 0) -> bool:
+        """Does a model of `target` reproduce this check's wrong calls only where they are degenerate? Then a
+        wider call (Probe.widened) is what would tell."""
+        mine = [i for i in range(since, len(self.observations))
+                if self.observations[i].probe.target == target and self._case(i).deviates]
+        return bool(mine) and all(self.observations[i].probe.degenerate() for i in mine) and any(
+            self._support(model, mine) for model in self._models_for(target))
 
     def last_wrong(self, target: str, since: int = 0) -> Observation | None:
         """The newest call of `target` from `since` on whose result was wrong."""
@@ -160,8 +178,8 @@ class Diagnoser:
         return self._verdicts[key]
 
     def _judge(self, observation: Observation, case: Case, model: Model) -> Verdict:
-        if case.reference is None:
-            return Verdict(NEUTRAL)
+        if case.reference is None or (observation.raised and observation.report.get("backward")):
+            return Verdict(NEUTRAL)  # nothing to judge, or a failure that may be in the backward pass
         try:
             predicted, note = model.run(case.probe, case.output)
             predicted = self._canonical(model.target, predicted)

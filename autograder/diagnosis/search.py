@@ -98,6 +98,12 @@ def d_k_of(call: Call) -> int:
     return int(probe.args[1].shape[-1])
 
 
+def right_factor(pipeline: Pipeline, d_k: int, factor: float) -> bool:
+    """Is a fitted factor the lesson's own (1/sqrt(d_k); 1 for the plain dot product)? Then it is no deviation."""
+    right = 1.0 if pipeline.target == "dot_scores" else 1 / math.sqrt(d_k)
+    return math.isclose(factor, right, rel_tol=1e-5)
+
+
 def lawful(factors: list[tuple[int, float]]) -> bool:
     """One divisor for every call, or one power of d_k: a scale that changes for no reason explains nothing."""
     divisors = [(d, 1 / c) for d, c in factors if c > 0]
@@ -122,8 +128,10 @@ def explains(pipeline: Pipeline, chosen: tuple[Variant, ...], calls: list[Call],
     for call in calls:
         own = dict(kwargs)
         try:
-            if fitted:
-                factor = None if call.raised else fit_factor(pipeline, call, kwargs)
+            if fitted and call.raised:
+                own["factor"] = factors[0][1] if factors else 1.0  # whether it raises does not hang on the factor
+            elif fitted:
+                factor = fit_factor(pipeline, call, kwargs)
                 if factor is None:
                     raise NotApplicable("no factor to fit")
                 own["factor"] = factor
@@ -137,8 +145,8 @@ def explains(pipeline: Pipeline, chosen: tuple[Variant, ...], calls: list[Call],
             return None
         if call.raised or not agree(call.output, predicted, exact_zeros=exact_zeros).same:
             return None
-        shown = shown or call.deviates
-    if not shown or (fitted and not lawful(factors)):
+        shown = shown or (call.deviates and not call.probe.degenerate())   # evidence before naming
+    if not shown or (fitted and (not lawful(factors) or all(right_factor(pipeline, d, c) for d, c in factors))):
         return None
     return Explanation(chosen, tuple(factors))
 

@@ -27,7 +27,9 @@ def record_call(diagnoser: Diagnoser, request: dict, reply: dict) -> None:
         if index < len(outputs):
             diagnoser.record(Observation(probe, outputs[index], report=report if index == 0 else {}))
         else:
-            diagnoser.record(Observation(probe, raised=True))
+            # with a backward pass asked for, the failure may be there: the forward result is unknown
+            backward = bool(request.get("backward") or request.get("grad_args"))
+            diagnoser.record(Observation(probe, raised=True, report={"backward": backward}))
             break
 
 
@@ -47,6 +49,8 @@ def explain_failure(student, since: int, fault) -> tuple[Diagnosis, ...]:
     found = list(found)
     by_target = diagnoser.explain_by_target(since)
     if not by_target and not found and elicit(student, since):
+        by_target = diagnoser.explain_by_target(since)
+    if widen(student, since, by_target):
         by_target = diagnoser.explain_by_target(since)
     ambiguous = [target for target, diagnoses in by_target.items() if len(diagnoses) > 1]
     if ambiguous and all(tell_apart(student, target, since) for target in ambiguous):
@@ -71,6 +75,20 @@ def tell_apart(student, target: str, since: int) -> bool:
         return False
     call(student, observation.probe.redrawn(seed=len(student.diagnoser)))
     return True
+
+
+def widen(student, since: int, by_target: dict) -> bool:
+    """A model reproduces this test's wrong calls only on degenerate inputs (a size-1 axis, where candidates
+    coincide): call the same target once more with those axes grown, so that the evidence can tell."""
+    diagnoser, called = student.diagnoser, False
+    targets = dict.fromkeys(o.probe.target for o in diagnoser.observations[since:])
+    for target in [t for t in targets if t not in by_target and diagnoser.held_back(t, since)]:
+        observation = diagnoser.last_wrong(target, since)
+        probe = observation.probe.widened(seed=len(diagnoser)) if observation else None
+        if probe is not None:
+            call(student, probe)
+            called = True
+    return called
 
 
 def elicit(student, since: int) -> bool:
