@@ -24,8 +24,10 @@ from .pipeline import NotApplicable
 from .probe import Observation
 from . import registry
 from .search import Call, Search, describe_factor, named
+from .stages import pipeline_for
 
 SUPPORT, CONTRADICT, NEUTRAL = "support", "contradict", "neutral"
+BLIND = "blind"  # the model cannot say what the mistake gives on this call (pipeline.NotApplicable)
 SHOWS_ON_SIZE_ONE = {"bare-squeeze"}
 
 
@@ -82,6 +84,7 @@ class Diagnoser:
             mine = [i for i in window if self.observations[i].probe.target == target]
             history = [i for i, o in enumerate(self.observations) if o.probe.target == target and i not in mine]
             findings: dict[str, Diagnosis] = {}
+            found_models = []
             for model in self._models_for(target):
                 if model.mistake in findings:
                     continue
@@ -90,7 +93,10 @@ class Diagnoser:
                         self._telling(model, mine + history):
                     findings[model.mistake] = Diagnosis(model.mistake, MISTAKES[model.mistake],
                                                         self._evidence(*support[-1], len(support)))
-            if not findings:
+                    found_models.append(model)
+            if not findings or (pipeline_for(target) and self._unexplained(found_models, mine + history)):
+                # a wrong result that no named model reproduces: the models may match by coincidence where they
+                # do; what explains every call (the search) is named instead, and else nothing
                 findings = self._searched(target, mine)
             if findings:
                 by_target[target] = list(findings.values())
@@ -121,6 +127,11 @@ class Diagnoser:
             factor = describe_factor(explanations[0]) if mistake == "scale-wrong-factor" else ""
             findings[mistake] = Diagnosis(mistake, MISTAKES[mistake], text + (f": {factor}" if factor else "") + ".")
         return findings
+
+    def _unexplained(self, models: list[Model], indices: list[int]) -> bool:
+        """Is there a wrong result (not an exception) among these calls that none of the models reproduces?"""
+        return any(self._case(i).deviates and not self.observations[i].raised
+                   and all(self._verdict(i, m).kind == NEUTRAL for m in models) for i in indices)
 
     def _telling(self, model: Model, indices: list[int]) -> bool:
         """Some call that the model reproduces is not degenerate (Probe.degenerate): evidence before naming.
@@ -184,7 +195,7 @@ class Diagnoser:
             predicted, note = model.run(case.probe, case.output)
             predicted = self._canonical(model.target, predicted)
         except NotApplicable:
-            return Verdict(NEUTRAL)
+            return Verdict(BLIND)
         except Exception:  # noqa: BLE001 - the mistaken code would raise here
             return Verdict(NEUTRAL if observation.raised else CONTRADICT)
         if observation.raised:
