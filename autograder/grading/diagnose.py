@@ -7,11 +7,16 @@ TestResult.diagnoses). Nothing here runs while a student passes.
 """
 from __future__ import annotations
 
+import os
+
 from ..diagnosis import Diagnoser, Observation, Probe, structural, translate
 from ..diagnosis.compare import agree
 from ..diagnosis.registry import canonical, reference, square
 from ..results import Diagnosis
 from .faults import StudentFault
+
+
+SWITCH = "ATTNKIT_DIAGNOSIS"  # "off": failures get only the diagnoses their check gave (bench/bench_grading.py)
 
 
 def record_call(diagnoser: Diagnoser, request: dict, reply: dict) -> None:
@@ -46,6 +51,8 @@ def explain_failure(student, since: int, fault) -> tuple[Diagnosis, ...]:
     found = getattr(fault, "diagnoses", ())
     if not isinstance(found, (tuple, list)) or not all(isinstance(d, Diagnosis) for d in found):
         return found  # a grader's malformed diagnoses: the plugin reports them as the grader's problem
+    if os.environ.get(SWITCH) == "off":
+        return tuple(found)  # the bench's baseline: grading without the diagnosis
     found = list(found)
     by_target = diagnoser.explain_by_target(since)
     if not by_target and not found and elicit(student, since):
