@@ -117,3 +117,27 @@ def test_held_out_mistakes_get_no_wrong_cause_and_many_are_named():
     assert not wrong, f"wrong causes named for held-out mistakes: {wrong}"
     share = sum(v == "named" for v in verdicts.values()) / len(verdicts)
     assert len(verdicts) >= 40 and share >= 0.4, (len(verdicts), share)
+
+
+# --- feedback: one statement of a repeated message, failures beside a found mistake pointed to it ---------
+
+def test_a_repeated_message_is_stated_once_and_a_failure_beside_a_mistake_points_to_it():
+    from autograder.reporting.class_stats import undiagnosed_failures
+    from autograder.reporting.feedback import feedback_markdown
+    from autograder.results import Diagnosis
+    from tests.report_classes import check, student
+
+    raised = "attention(...) raised RuntimeError: shapes cannot be multiplied\n  at line 3: s = Q @ K"
+    mistake = Diagnosis("scale-by-dk", "the scores are divided by d_k instead of sqrt(d_k)", "measured on a call.")
+    result = student("ann", [check("test_a", output=raised, question="attention", name="first"),
+                             check("test_b", output=raised, question="attention", name="second"),
+                             check("test_c", output="rows differ", question="scaled_dot_scores", name="values",
+                                   diagnoses=(mistake,)),
+                             check("test_d", output="no gradient", question="scaled_dot_scores", name="gradients")])
+    markdown = feedback_markdown(result)
+    assert markdown.count("shapes cannot be multiplied") == 1
+    assert 'The same message as in "attention: first", stated there; 1 point lost here.' in markdown
+    assert ('"scaled_dot_scores: values" found a mistake in the same part (the scores are divided by d_k instead '
+            'of sqrt(d_k))') in markdown
+    assert [u.test.test_id for u in undiagnosed_failures([result])] == ["attention_scores::test_a",
+                                                                          "attention_scores::test_b"]
