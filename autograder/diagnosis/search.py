@@ -176,8 +176,8 @@ class Search:
         seen, size, survivors = self._state.get(target, (0, 1, None))
         if survivors is not None and seen == len(calls):
             return self.best(survivors)
-        if survivors == [] and seen:   # nothing explained fewer calls: nothing explains more
-            return []
+        if survivors == [] and seen and size > deviations_allowed(pipeline):
+            return []   # nothing explained fewer calls, on telling evidence: nothing explains more
         ordered = most_telling_first(calls)
         if survivors:
             survivors = [e for old in survivors
@@ -188,6 +188,8 @@ class Search:
                      if (e := explains(pipeline, chosen, ordered, exact_zeros)) is not None]
             if not found:
                 size += 1
+        if not found and not any(c.deviates and not c.probe.degenerate() for c in calls):
+            size = 1   # no telling call yet: the search is not over
         self._state[target] = (len(calls), size, found)
         return self.best(found)
 
