@@ -58,8 +58,7 @@ MISTAKES: dict[str, str] = {
                        "condition with mask == 0",
     # Softmax: scores to weights
     "softmax-wrong-dim": "the softmax runs over the queries, not over the keys (dim=-1)",
-    "softmax-no-dim": "the softmax runs over dim 0, the batch, not over the keys (for 3-D input that is also what "
-                      "PyTorch picks when dim= is missing)",
+    "softmax-no-dim": "the softmax has no dim=, and for 3-D input PyTorch then picks dim 0, the batch",
     "log-softmax": "log_softmax gives the logarithms of the weights; the weights are softmax(scores)",
     "softmax-unstable": "the softmax is exp(s) / sum exp(s) without subtracting the row maximum, which "
                         "overflows for large scores",
