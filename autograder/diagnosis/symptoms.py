@@ -107,7 +107,8 @@ def masked_leaks(mine: torch.Tensor, allowed: torch.Tensor | None, limit: float 
             weight = f"weight up to {number(worst)}" if worst > 0 else f"weight {number(worst)}"
         else:
             weight = f"weight {kinds(values)}"
-        keys.append(f"forbidden key {key} gets {weight} in {int(column.sum())} row{'s' if int(column.sum()) > 1 else ''}")
+        rows = int(column.sum())
+        keys.append(f"forbidden key {key} gets {weight} in {rows} row{'s' if rows > 1 else ''}")
     rule = "exactly 0" if limit == 0 else f"at most {limit:g}"
     return listing(keys) + f" (a masked key must get weight {rule})."
 
@@ -144,7 +145,8 @@ def where_wrong(mine: torch.Tensor, theirs: torch.Tensor, rtol: float, atol: flo
     worst = tuple(int(i) for i in torch.unravel_index(difference.argmax(), difference.shape))
     scale = theirs[theirs.isfinite()].abs().max().item() if theirs.isfinite().any() else 1.0
     text = (f"{int(wrong.sum())} of {wrong.numel()} entries differ from the expected values; the largest difference "
-            f"is {number(difference[worst].item(), scale)} at {list(worst)} (yours {number(mine[worst].item(), scale)}, "
+            f"is {number(difference[worst].item(), scale)} at {list(worst)} "
+            f"(yours {number(mine[worst].item(), scale)}, "
             f"expected {number(theirs[worst].item(), scale)}).")
     if mine.dim() >= 3 and mine.shape[0] > 1:
         items = wrong.reshape(mine.shape[0], -1).any(-1)

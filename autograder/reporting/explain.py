@@ -30,7 +30,7 @@ class Mistake:
 @dataclass(frozen=True)
 class Plan:
     mistakes: tuple[Mistake, ...]            # in the order their anchors appear
-    same_error: dict = field(default_factory=dict)  # id(test) -> the earlier shown test with the same undiagnosed message
+    same_error: dict = field(default_factory=dict)  # id(test) -> earlier shown test with the same undiagnosed message
 
     def explained_at(self, test: TestResult) -> tuple[Mistake, ...]:
         return tuple(m for m in self.mistakes if m.anchor is test)
