@@ -28,7 +28,34 @@ from autograder.grading.runner import grade_class  # noqa: E402
 WRONG = ["linus", "margaret", "barbara lee", "alan"]
 
 
-def make_class(root: Path, count: int) -> Path:
+def catalogue_files() -> dict[str, list[str]]:
+    """Per assignment, the catalogue's wrong files (one mistake each: the reference with a wrong definition
+    appended), as their text."""
+    import importlib.util  # noqa: PLC0415 - only the one-mistake class needs the catalogue
+    found: dict[str, list[str]] = {name: [] for name in paths.ASSIGNMENTS}
+    for path in sorted((ROOT / "tests" / "catalogue" / "wrong").glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"wrong_{path.stem}", path)
+        entry = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(entry)
+        reference = (paths.SOLUTIONS_DIR / entry.ASSIGNMENT / f"{entry.ASSIGNMENT}.py").read_text(encoding="utf-8")
+        found[entry.ASSIGNMENT].append(reference + "\n\n" + entry.CODE)
+    return found
+
+
+def make_one_mistake_class(root: Path, count: int) -> Path:
+    """Every file has one mistake: student i gets the i-th wrong catalogue file of each assignment."""
+    files = catalogue_files()
+    for index in range(count):
+        folder = root / f"student{index:04d}"
+        folder.mkdir(parents=True)
+        for name, texts in files.items():
+            (folder / f"{name}.py").write_text(texts[index % len(texts)], encoding="utf-8")
+    return root
+
+
+def make_class(root: Path, count: int, one_mistake: bool = False) -> Path:
+    if one_mistake:
+        return make_one_mistake_class(root, count)
     for index in range(count):
         folder = root / f"student{index:04d}"
         if index % 2 == 0:
@@ -93,8 +120,8 @@ def cpu_of_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def time_grading(count: int, workers: int, scratch: Path) -> tuple[float, int, float]:
-    submissions = make_class(scratch / f"class{count}", count)
+def time_grading(count: int, workers: int, scratch: Path, one_mistake: bool = False) -> tuple[float, int, float]:
+    submissions = make_class(scratch / f"class{count}", count, one_mistake)
     with TreeMemory() as memory:
         start, cpu = time.perf_counter(), cpu_of_children()
         results = grade_class(submissions, scratch / f"out{count}", workers=workers)
@@ -142,15 +169,20 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=20, help="submissions in the small class (start-up)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--no-otter", action="store_true")
+    parser.add_argument("--one-mistake", action="store_true",
+                        help="a class where every file has one mistake (the catalogue's wrong files); with "
+                             "ATTNKIT_DIAGNOSIS=off in the environment the same class is graded without diagnosis")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="attnkit-bench-") as scratch_name:
         scratch = Path(scratch_name)
         torch_import = bare_import_torch()
-        small, _, small_cpu = time_grading(args.small, args.workers, scratch)
-        large, peak, large_cpu = time_grading(args.n, args.workers, scratch)
+        small, _, small_cpu = time_grading(args.small, args.workers, scratch, args.one_mistake)
+        large, peak, large_cpu = time_grading(args.n, args.workers, scratch, args.one_mistake)
         otter = None if args.no_otter else otter_run(scratch)
     marginal = (large - small) / (args.n - args.small)
     print(f"machine: {os.cpu_count()} cores; workers: {args.workers}; sandbox: full (bubblewrap when installed)")
+    if args.one_mistake:
+        print(f"class: one mistake in every file; diagnosis {os.environ.get('ATTNKIT_DIAGNOSIS', 'on')}")
     print(f"bare `python -c 'import torch'`:     {torch_import:7.3f} s")
     if otter is not None:
         print(f"`otter run`, attention_scores only:  {otter:7.3f} s per submission")

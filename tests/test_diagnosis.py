@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.diagnosis import Diagnoser, MISTAKES, Observation, Probe, describe, translate
+from autograder.diagnosis import Diagnoser, MISTAKES, Observation, Probe, describe, symptoms, translate
 from autograder.diagnosis.catalog import MISTAKE_ID
 from autograder.diagnosis.compare import agree
 from autograder.diagnosis.pipeline import NotApplicable
@@ -219,7 +219,9 @@ def test_symptom_gives_shapes_and_a_swap_of_the_last_two_axes():
 
 def test_symptom_gives_a_common_factor_and_the_items_that_are_right():
     want = torch.randn(3, 5, 7, dtype=torch.float64)
-    assert describe((want * 0.5).float(), want, "scores").endswith("every entry is 0.5 times the expected value.")
+    assert describe((want * 0.125).float(), want, "scores").endswith(
+        "every entry is 1/8 of the expected value (0.125 times it).")
+    assert describe((want * 2).float(), want, "scores").endswith("every entry is 2 times the expected value.")
     got = want.float().clone()
     got[1, 2, 3] += 1.0
     text = describe(got, want, "scores")
@@ -235,6 +237,30 @@ def test_symptom_names_nan_rows_and_a_wrong_dtype():
     mask = torch.ones(3, 3).tril()
     assert describe(mask, mask.bool(), "causal_mask(3)") == (
         "causal_mask(3) has dtype torch.float32 where a bool tensor was expected. Its values are right.")
+
+
+def test_symptoms_keep_signs_name_nan_weights_and_stay_at_the_scale_of_the_question():
+    want = torch.softmax(torch.randn(2, 3, 4, dtype=torch.float64), -1)
+    allowed = torch.ones(2, 3, 4, dtype=torch.bool)
+    allowed[..., 3] = False
+    want = want.masked_fill(~allowed, 0.0)
+    scores = torch.randn(2, 3, 4, dtype=torch.float64)
+    minus = scores.clone()
+    minus[0, 1, 2] = float("-inf")
+    text = describe(minus.float(), scores, "scores")
+    assert "1 entry is -inf where the expected values are finite" in text and "up to inf" not in text
+    nan = want.clone()
+    nan[0, 0] = float("nan")
+    assert "forbidden key 3 gets weight NaN in 1 row" in symptoms.masked_leaks(nan, allowed, 0.0)
+    tiny = want.clone()
+    tiny[..., 3] = 2.655e-34
+    text = symptoms.masked_leaks(tiny, allowed, 0.0)
+    assert "nearly 0 (but not 0)" in text and "e-34" not in text and "2.655" not in text
+    off = want.float().clone()
+    off[1, 2, 1] += 3e-9
+    off[1, 2, 0] += 0.25
+    text = describe(off, want, "weights")
+    assert "e-0" not in text and "yours" in text
 
 
 # --- exceptions, as the sandbox reports them ----------------------------------------------------------

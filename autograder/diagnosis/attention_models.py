@@ -8,15 +8,15 @@ import functools
 
 from . import fits
 from .model import function_model, module_model
-from .pipeline import (MASK_AFTER, MASK_BEFORE, PROJECTIONS, RIGHT, SCALES, SCORES, SOFTMAX, mistake_of,
+from .pipeline import (MASK_AFTER, MASK_BEFORE, PROJECTIONS, RIGHT, SCALES, SCORES, SEARCH_ONLY, SOFTMAX, mistake_of,
                        attend, layer, project)
 
 # stage -> {variant: mistake id}; every variant is one model, the rest of the pipeline right
 STAGES = {
-    "scores": {name: name for name in SCORES if name != RIGHT},
+    "scores": {name: name for name in SCORES if name != RIGHT and name not in SEARCH_ONLY},
     "scale": {name: mistake_of(name) for name in SCALES if name not in (RIGHT, "scale-sqrt-dmodel")},
     "masking": {name: name for name in list(MASK_BEFORE) + list(MASK_AFTER) if name not in (RIGHT, "mask-small-fill")},
-    "softmax": {name: mistake_of(name) for name in SOFTMAX if name != RIGHT},
+    "softmax": {name: mistake_of(name) for name in SOFTMAX if name != RIGHT and name not in SEARCH_ONLY},
     "order": {"returns-weights-first": "returns-weights-first"},
 }
 

@@ -13,6 +13,8 @@ MISTAKES: dict[str, str] = {
     "transpose-all-dims": "`.T` on a 3-D tensor reverses all of its dimensions; only the last two should be "
                           "swapped (K.transpose(-2, -1))",
     "batch-crosstalk": "items of a batch mix: every item is scored against the keys of batch item 0 (K[0])",
+    "scores-wrong-operand": "the scores compare the wrong tensors (queries with queries, or keys with keys); "
+                            "e_ij = q_i . k_j compares each query with each key",
     "unwanted-scale": "the plain dot-product score is scaled; e_ij = q_i . k_j has no 1/sqrt(d_k)",
     "scale-missing": "the 1/sqrt(d_k) scale is missing",
     "scale-by-dk": "the scores are divided by d_k instead of sqrt(d_k)",
@@ -21,6 +23,7 @@ MISTAKES: dict[str, str] = {
     "scale-multiplied": "the scores are multiplied by sqrt(d_k) instead of divided by it",
     "scale-power-precedence": "`d_k ** 1/2` is not sqrt(d_k): ** binds before /, so it is d_k / 2 (and "
                               "`x / d_k ** 1/2` is x / d_k / 2); write d_k ** 0.5 or math.sqrt(d_k)",
+    "scale-wrong-factor": "the scores are scaled by another factor than 1/sqrt(d_k)",
     "scale-sqrt-dmodel": "the scores are scaled by 1/sqrt(d_model) instead of 1/sqrt(d_k), the projected size",
     "w-transposed": "W is used transposed: nn.Linear keeps its weight as (out_features, in_features), and "
                     "x @ self.W.weight or W applied to the other side computes with W^T (the general score "
@@ -56,6 +59,7 @@ MISTAKES: dict[str, str] = {
     # Softmax: scores to weights
     "softmax-wrong-dim": "the softmax runs over the queries, not over the keys (dim=-1)",
     "softmax-no-dim": "the softmax has no dim=, and for 3-D input PyTorch then picks dim 0, the batch",
+    "log-softmax": "log_softmax gives the logarithms of the weights; the weights are softmax(scores)",
     "softmax-unstable": "the softmax is exp(s) / sum exp(s) without subtracting the row maximum, which "
                         "overflows for large scores",
     "random-result": "the result is random: identical calls give different results (dropout left on, or random "
@@ -63,6 +67,9 @@ MISTAKES: dict[str, str] = {
     "dropout-on-weights": "dropout on the attention weights is active: some weights are zeroed at random and the "
                           "rest scaled up",
     # Mix and the layer's projections
+    "mix-wrong-operand": "the weights mix the wrong tensor: the output is weights @ V, a weighted sum of the values",
+    "projection-swapped": "Q, K or V is made from the wrong input or with the wrong weight: Q = W_Q x_q, "
+                          "K = W_K x_kv, V = W_V x_kv",
     "returns-weights-first": "the result is (weights, output) instead of (output, weights)",
     "keys-values-from-xq": "keys and values are built from x_q instead of x_kv (self-attention assumed)",
     "keys-from-xq": "the keys are built from x_q instead of x_kv",
@@ -84,6 +91,8 @@ MISTAKES: dict[str, str] = {
     "causal-diagonal-excluded": "the causal mask leaves out the diagonal: a query may not attend to its own "
                                 "position",
     "causal-shifted": "the causal mask is shifted: True one place above the diagonal leaks the next token",
+    "causal-not-triangular": "the causal mask allows every key: it is not cut to the lower triangle (torch.tril)",
+    "causal-offset": "the causal mask's diagonal is offset by two or more places, so queries see the wrong keys",
     "padding-inverted": "the padding mask is inverted: True marks the padded keys instead of the real ones",
     "padding-off-by-one": "the padding mask lets one padded key through (j <= length instead of j < length)",
     "padding-over-queries": "the padding mask is (B, T_k, 1), which broadcasts over the keys instead of the "
@@ -91,6 +100,8 @@ MISTAKES: dict[str, str] = {
     # Entropy of the weights
     "entropy-in-bits": "the entropy is in bits (log base 2) instead of nats (natural log)",
     "entropy-missing-minus": "the minus sign is missing: sum_j p_j log p_j is negative",
+    "entropy-log10": "the entropy uses log base 10 instead of the natural log (nats)",
+    "entropy-mean": "the terms p_j log p_j are averaged over the keys instead of summed",
     "entropy-wrong-dim": "the entropy is summed over the wrong dimension, not over the keys (dim=-1)",
     "entropy-nan-at-zero": "p * log(p) is NaN where p = 0; 0 log 0 must count as 0 (torch.special.xlogy)",
 }

@@ -23,8 +23,12 @@ from .model import Model
 from .pipeline import NotApplicable
 from .probe import Observation
 from . import registry
+from .search import Call, Search, describe_factor, named
+from .stages import pipeline_for
 
 SUPPORT, CONTRADICT, NEUTRAL = "support", "contradict", "neutral"
+BLIND = "blind"  # the model cannot say what the mistake gives on this call (pipeline.NotApplicable)
+SHOWS_ON_SIZE_ONE = {"bare-squeeze"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class Diagnoser:
         self._canonical = canonical
         self._cases: dict[int, Case] = {}
         self._verdicts: dict[tuple[int, int], Verdict] = {}
+        self._search = Search()
 
     def record(self, observation: Observation) -> None:
         self.observations.append(observation)
@@ -79,16 +84,70 @@ class Diagnoser:
             mine = [i for i in window if self.observations[i].probe.target == target]
             history = [i for i, o in enumerate(self.observations) if o.probe.target == target and i not in mine]
             findings: dict[str, Diagnosis] = {}
+            found_models = []
             for model in self._models_for(target):
                 if model.mistake in findings:
                     continue
                 support = self._support(model, mine)  # newest first: most models are ruled out at once
-                if support and all(self._verdict(i, model).kind != CONTRADICT for i in history):
+                if support and all(self._verdict(i, model).kind != CONTRADICT for i in history) and \
+                        self._telling(model, mine + history):
                     findings[model.mistake] = Diagnosis(model.mistake, MISTAKES[model.mistake],
                                                         self._evidence(*support[-1], len(support)))
+                    found_models.append(model)
+            if not findings or (pipeline_for(target) and self._unexplained(found_models, mine + history)):
+                # a wrong result that no named model reproduces: the models may match by coincidence where they
+                # do; what explains every call (the search) is named instead, and else nothing
+                findings = self._searched(target, mine)
             if findings:
                 by_target[target] = list(findings.values())
         return by_target
+
+    def _searched(self, target: str, mine: list[int]) -> dict[str, Diagnosis]:
+        """No single mistake explains this target: the simplest combination of stage variants that reproduces
+        every call of it (search.py), named only in the mistakes all such combinations share."""
+        indices = [i for i, o in enumerate(self.observations) if o.probe.target == target
+                   and self._case(i).reference is not None and not (o.raised and o.report.get("backward"))]
+        calls = [Call(self._case(i).probe, self._case(i).output, self.observations[i].raised, self._case(i).deviates)
+                 for i in indices]
+        explanations = self._search.simplest(target, calls, target in registry.EXACT_ZEROS)
+        proven = named(explanations)
+        if not proven:
+            return {}
+        shown = self.observations[mine[0]]
+        together = sorted(proven)
+        findings = {}
+        for mistake in together:
+            others = [MISTAKES[m] for m in together if m != mistake]
+            text = f"your result on {shown.probe.describe()} is what code gives with this mistake"
+            if others:
+                text += f" together with {'another' if len(others) == 1 else 'others'} ({'; '.join(others)})"
+            text += f", and so are all {len(calls)} calls of {target} the checks made"
+            if others:
+                text += "; no single mistake reproduces them"
+            factor = describe_factor(explanations[0]) if mistake == "scale-wrong-factor" else ""
+            findings[mistake] = Diagnosis(mistake, MISTAKES[mistake], text + (f": {factor}" if factor else "") + ".")
+        return findings
+
+    def _unexplained(self, models: list[Model], indices: list[int]) -> bool:
+        """Is there a wrong result (not an exception) among these calls that none of the models reproduces?"""
+        return any(self._case(i).deviates and not self.observations[i].raised
+                   and all(self._verdict(i, m).kind == NEUTRAL for m in models) for i in indices)
+
+    def _telling(self, model: Model, indices: list[int]) -> bool:
+        """Some call that the model reproduces is not degenerate (Probe.degenerate): evidence before naming.
+        A mistake that shows only on a size-1 axis (a bare squeeze()) is told by those calls themselves."""
+        if model.mistake in SHOWS_ON_SIZE_ONE:
+            return True
+        return any(not self.observations[i].probe.degenerate() and self._verdict(i, model).kind == SUPPORT
+                   for i in indices)
+
+    def held_back(self, target: str, since: int = 0) -> bool:
+        """Does a model of `target` reproduce this check's wrong calls only where they are degenerate? Then a
+        wider call (Probe.widened) is what would tell."""
+        mine = [i for i in range(since, len(self.observations))
+                if self.observations[i].probe.target == target and self._case(i).deviates]
+        return bool(mine) and all(self.observations[i].probe.degenerate() for i in mine) and any(
+            self._support(model, mine) for model in self._models_for(target))
 
     def last_wrong(self, target: str, since: int = 0) -> Observation | None:
         """The newest call of `target` from `since` on whose result was wrong."""
@@ -130,13 +189,13 @@ class Diagnoser:
         return self._verdicts[key]
 
     def _judge(self, observation: Observation, case: Case, model: Model) -> Verdict:
-        if case.reference is None:
-            return Verdict(NEUTRAL)
+        if case.reference is None or (observation.raised and observation.report.get("backward")):
+            return Verdict(NEUTRAL)  # nothing to judge, or a failure that may be in the backward pass
         try:
             predicted, note = model.run(case.probe, case.output)
             predicted = self._canonical(model.target, predicted)
         except NotApplicable:
-            return Verdict(NEUTRAL)
+            return Verdict(BLIND)
         except Exception:  # noqa: BLE001 - the mistaken code would raise here
             return Verdict(NEUTRAL if observation.raised else CONTRADICT)
         if observation.raised:

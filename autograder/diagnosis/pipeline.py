@@ -32,7 +32,12 @@ SCORES = {
     "k-at-q": lambda Q, K: K @ last_two_swapped(Q),
     "transpose-all-dims": lambda Q, K: Q @ K.permute(*reversed(range(K.dim()))),  # what K.T does on 3-D
     "batch-crosstalk": lambda Q, K: Q @ last_two_swapped(K[0]),
+    "scores-queries-only": lambda Q, K: Q @ last_two_swapped(Q),
+    "scores-keys-only": lambda Q, K: K @ last_two_swapped(K),
 }
+SAME_OPERANDS = {"scores-queries-only": "scores-wrong-operand", "scores-keys-only": "scores-wrong-operand"}
+# variants only the search (stages.py) uses: no single-mistake model of them (the registry's) is kept
+SEARCH_ONLY = {*SAME_OPERANDS, "log-softmax"}
 
 
 def _d_model(d_model: int | None) -> int:
@@ -110,9 +115,11 @@ SOFTMAX = {
     "softmax-dim-1": lambda s: torch.softmax(s, dim=1),  # the same as dim=-2 for 3-D scores
     "softmax-no-dim": lambda s: torch.softmax(s, dim=legacy_softmax_dim(s.dim())),
     "softmax-unstable": float32_exp_softmax,
+    "log-softmax": lambda s: torch.log_softmax(s, dim=-1),
 }
 # stage variants that are another way of writing one mistake
-SAME_MISTAKE = {"softmax-dim-1": "softmax-wrong-dim", "scale-power-precedence-stored": "scale-power-precedence"}
+SAME_MISTAKE = {"softmax-dim-1": "softmax-wrong-dim", "scale-power-precedence-stored": "scale-power-precedence",
+                **SAME_OPERANDS}
 
 
 def mistake_of(variant: str) -> str:
@@ -132,10 +139,14 @@ def weigh(scores, mask=None, *, masking=RIGHT, softmax=RIGHT, fill=None, dropout
     return weights
 
 
-def attend(Q, K, V, mask=None, *, scores=RIGHT, scale=RIGHT, mix=RIGHT, order=RIGHT, d_model=None, **weighing):
-    """Score, scale, mask, softmax, mix. mix="transposed" is how code that scored K @ Q^T mixes the values."""
-    weights = weigh(SCORES[scores](Q, K) * SCALES[scale](K, d_model), mask, **weighing)
-    output = (last_two_swapped(weights) if mix == "transposed" else weights) @ V
+def attend(Q, K, V, mask=None, *, scores=RIGHT, scale=RIGHT, mix=RIGHT, order=RIGHT, d_model=None, factor=None,
+           **weighing):
+    """Score, scale, mask, softmax, mix. mix="transposed" is how code that scored K @ Q^T mixes the values.
+    `factor`: a scale factor fitted from the student's output (search.py), in place of the `scale` variant."""
+    factor = SCALES[scale](K, d_model) if factor is None else factor
+    weights = weigh(SCORES[scores](Q, K) * factor, mask, **weighing)
+    mixed = {"queries": Q, "keys": K}.get(mix, V)   # mix="queries": weights @ Q, the wrong tensor mixed
+    output = (last_two_swapped(weights) if mix == "transposed" else weights) @ mixed
     return (weights, output) if order == "returns-weights-first" else (output, weights)
 
 
@@ -158,9 +169,33 @@ def weight(params: dict, name: str) -> torch.Tensor:
 
 
 def project(params, x_q, x_kv, projection=RIGHT):
+    """`projection`: a PROJECTIONS name, or a slot written as "K=x_q@W_Q" (one of Q, K, V made otherwise)."""
     sources = {"x_q": x_q, "x_kv": x_kv}
-    return tuple(sources[source] @ last_two_swapped(weight(params, f"{name}.weight"))
-                 for source, name in PROJECTIONS[projection])
+    if projection in PROJECTIONS:
+        plan = list(PROJECTIONS[projection])
+    else:
+        plan = list(PROJECTIONS[RIGHT])
+        slot, made = projection.split("=")
+        source, name = made.split("@")
+        plan["QKV".index(slot)] = (source, name)
+    return tuple(sources[source] @ last_two_swapped(weight(params, f"{name}.weight")) for source, name in plan)
+
+
+def projection_slots() -> dict[str, str]:
+    """Each single slot of Q, K, V made from another input or with another weight, by the mistake it makes:
+    the named mistakes where one exists, else "projection-swapped"."""
+    named = {PROJECTIONS[n]: n for n in PROJECTIONS if n != RIGHT}
+    found = {}
+    for slot in range(3):
+        for source in ("x_q", "x_kv"):
+            for name in ("W_Q", "W_K", "W_V"):
+                plan = list(PROJECTIONS[RIGHT])
+                if plan[slot] == (source, name):
+                    continue
+                plan[slot] = (source, name)
+                if tuple(plan) not in named:
+                    found[f"{'QKV'[slot]}={source}@{name}"] = "projection-swapped"
+    return found
 
 
 def layer(params, x_q, x_kv, mask=None, *, projection=RIGHT, **stages):

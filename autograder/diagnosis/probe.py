@@ -43,6 +43,32 @@ class Probe:
         return Probe(self.target, tuple(fresh(a) for a in self.args), {k: fresh(v) for k, v in self.kwargs.items()},
                      self.params, self.what, self.init)
 
+    def degenerate(self) -> bool:
+        """A size-1 axis among the last two of a floating input (one query, one key, one feature): there many
+        mistakes, and valid ways of writing the code, give the same result, so such a call alone names nothing."""
+        return any(1 in shape[-2:] for shape in self._float_shapes())
+
+    def widened(self, seed: int) -> "Probe | None":
+        """The same call with the size-1 last two axes of the floating inputs grown to 3, drawn afresh
+        (None where a mask or parameter fixes the sizes, or nothing is size 1)."""
+        if not self.degenerate() or any(isinstance(a, torch.Tensor) and not a.is_floating_point() or
+                                        isinstance(a, torch.Tensor) and is_mask(a) for a in self.args):
+            return None
+        drawn = iter(range(1_000))
+
+        def grown(value: object) -> object:
+            shape = spec_shape(value)
+            if shape is None:
+                return value
+            shape = shape[:-2] + [3 if n == 1 else n for n in shape[-2:]]
+            return {"$randn": {"shape": shape, "seed": 950_000 + 1_000 * seed + next(drawn)}}
+
+        return Probe(self.target, tuple(grown(a) for a in self.args), dict(self.kwargs), self.params, self.what,
+                     self.init)
+
+    def _float_shapes(self) -> list[list[int]]:
+        return [shape for a in list(self.args) + list(self.kwargs.values()) if (shape := spec_shape(a)) is not None]
+
     def describe(self) -> str:
         return self.what or f"{self.target}({', '.join(shape_of(a) for a in self.args)})"
 
@@ -81,3 +107,12 @@ def shape_of(value: object) -> str:
     if isinstance(value, dict) and set(value) == {"$randn"}:
         return "x".join(map(str, value["$randn"]["shape"]))
     return repr(value)[:20]
+
+
+def spec_shape(value: object) -> list[int] | None:
+    """The shape of a floating, non-mask input (a seeded spec or a tensor); None for anything else."""
+    if isinstance(value, dict) and set(value) == {"$randn"}:
+        return list(value["$randn"]["shape"])
+    if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dim() and not is_mask(value):
+        return list(value.shape)
+    return None

@@ -11,7 +11,7 @@ import torch
 
 from . import fits
 from .model import function_model, module_model
-from .pipeline import (MASK_AFTER, MASK_BEFORE, QUERY_MASKING, RIGHT, SCALES, SCORES, SOFTMAX, mistake_of,
+from .pipeline import (MASK_AFTER, MASK_BEFORE, QUERY_MASKING, RIGHT, SCALES, SCORES, SEARCH_ONLY, SOFTMAX, mistake_of,
                        weigh, weight)
 
 
@@ -21,7 +21,7 @@ def scaled(Q, K, scores=RIGHT, scale=RIGHT):
     return SCORES[scores](Q, K) * SCALES[scale](K, None)
 
 
-SCORE_VARIANTS = [name for name in SCORES if name != RIGHT]
+SCORE_VARIANTS = [name for name in SCORES if name != RIGHT and name not in SEARCH_ONLY]
 SCALE_VARIANTS = [name for name in SCALES if name not in (RIGHT, "scale-sqrt-dmodel")]
 
 DOT = [function_model("dot_scores", name, SCORES[name]) for name in SCORE_VARIANTS]
@@ -96,7 +96,8 @@ APPLY_MASK.append(function_model("apply_mask", "mask-small-fill",
 WEIGHTS = [function_model("attention_weights", name, functools.partial(attention_weights, masking=name))
            for name in MASKING_VARIANTS + list(MASK_AFTER)]
 WEIGHTS += [function_model("attention_weights", mistake_of(name),
-                           functools.partial(attention_weights, softmax=name)) for name in SOFTMAX if name != RIGHT]
+                           functools.partial(attention_weights, softmax=name)) for name in SOFTMAX
+            if name != RIGHT and name not in SEARCH_ONLY]
 WEIGHTS.append(function_model("attention_weights", "mask-small-fill",
                               functools.partial(attention_weights, masking="mask-small-fill"), fit=weights_fill_fit))
 WEIGHTS.append(function_model("attention_weights", "dropout-on-weights", attention_weights, fit=weights_dropout_fit))

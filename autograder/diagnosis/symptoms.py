@@ -61,26 +61,54 @@ def rearranged(got: torch.Tensor, want: torch.Tensor) -> str:
     return ""
 
 
+def number(value: float, scale: float = 1.0) -> str:
+    """A value as a student reads it: signed infinities, NaN, and nothing finer than the question's scale
+    (a weight of 2.7e-34 is "0.0000 but not 0", not 2.655e-34)."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    if value != 0 and abs(value) < 1e-4 * max(scale, 1e-12):
+        return f"{'-' if value < 0 else ''}nearly 0 (but not 0)"
+    return f"{value:.3g}"
+
+
+def kinds(values: torch.Tensor) -> str:
+    """ "NaN", "-inf", "NaN or inf": the non-finite values present, signs kept."""
+    present = [name for name, hit in (("NaN", values.isnan()), ("inf", values == float("inf")),
+                                      ("-inf", values == float("-inf"))) if bool(hit.any())]
+    return " or ".join(present)
+
+
 def not_finite(mine: torch.Tensor, theirs: torch.Tensor) -> str:
     bad = ~mine.isfinite() & theirs.isfinite()
     if not bad.any():
         return ""
-    kind = "NaN" if mine[bad].isnan().all() else "NaN or infinite"
     where = f", in {rows_named([tuple(i) for i in bad.any(-1).nonzero().tolist()])}" if bad.dim() >= 2 else ""
-    return f"{int(bad.sum())} entries are {kind} where the expected values are finite{where}."
+    count = int(bad.sum())
+    return (f"{count} {'entry is' if count == 1 else 'entries are'} {kinds(mine[bad])} where the expected values "
+            f"are finite{where}.")
 
 
 def masked_leaks(mine: torch.Tensor, allowed: torch.Tensor | None, limit: float = 1e-6) -> str:
     if allowed is None:
         return ""
-    leaked = mine.masked_fill(allowed.bool().expand_as(mine), 0).abs() > limit
+    forbidden = mine.masked_fill(allowed.bool().expand_as(mine), 0)
+    leaked = (forbidden.abs() > limit) | forbidden.isnan()
     if not leaked.any():
         return ""
     keys = []
     for key in leaked.reshape(-1, mine.shape[-1]).any(0).nonzero().flatten().tolist():
         column = leaked[..., key]
-        keys.append(f"forbidden key {key} gets weight up to {mine[..., key][column].abs().max().item():.2g} in "
-                    f"{int(column.sum())} row{'s' if int(column.sum()) > 1 else ''}")
+        values = mine[..., key][column]
+        finite = values[values.isfinite()]
+        if finite.numel() == values.numel():
+            worst = finite[finite.abs().argmax()].item()
+            weight = f"weight up to {number(worst)}" if worst > 0 else f"weight {number(worst)}"
+        else:
+            weight = f"weight {kinds(values)}"
+        rows = int(column.sum())
+        keys.append(f"forbidden key {key} gets {weight} in {rows} row{'s' if rows > 1 else ''}")
     rule = "exactly 0" if limit == 0 else f"at most {limit:g}"
     return listing(keys) + f" (a masked key must get weight {rule})."
 
@@ -91,7 +119,7 @@ def row_sums(mine: torch.Tensor, atol: float = 1e-5) -> str:
     if not off.any():
         return ""
     indices = [tuple(i) for i in off.nonzero().tolist()]
-    values = listing([f"{sums[i].item():.3g}" for i in indices])
+    values = listing([number(sums[i].item()) for i in indices])
     if len(indices) == 1:
         return f"the weights of {rows_named(indices)} sum to {values} over the keys, not 1."
     return f"the weights of {len(indices)} rows do not sum to 1 over the keys: {rows_named(indices)} sum to {values}."
@@ -104,6 +132,10 @@ def scaled(mine: torch.Tensor, theirs: torch.Tensor, rtol: float, atol: float) -
     factor = (mine[big] / theirs[big]).median().item()
     if abs(factor - 1) < 1e-3 or not torch.allclose(mine, theirs * factor, rtol=rtol, atol=atol):
         return ""
+    if factor != 0 and abs(factor) < 1:
+        inverse = 1 / factor
+        shown = f"{round(inverse):d}" if abs(inverse - round(inverse)) < 1e-3 * abs(inverse) else f"{inverse:.4g}"
+        return f"every entry is 1/{shown} of the expected value ({factor:.4g} times it)."
     return f"every entry is {factor:.4g} times the expected value."
 
 
@@ -111,9 +143,11 @@ def where_wrong(mine: torch.Tensor, theirs: torch.Tensor, rtol: float, atol: flo
     difference = (mine - theirs).abs().nan_to_num(float("inf"))
     wrong = difference > atol + rtol * theirs.abs()
     worst = tuple(int(i) for i in torch.unravel_index(difference.argmax(), difference.shape))
+    scale = theirs[theirs.isfinite()].abs().max().item() if theirs.isfinite().any() else 1.0
     text = (f"{int(wrong.sum())} of {wrong.numel()} entries differ from the expected values; the largest difference "
-            f"is {difference[worst].item():.3g} at {list(worst)} (yours {mine[worst].item():.4g}, expected "
-            f"{theirs[worst].item():.4g}).")
+            f"is {number(difference[worst].item(), scale)} at {list(worst)} "
+            f"(yours {number(mine[worst].item(), scale)}, "
+            f"expected {number(theirs[worst].item(), scale)}).")
     if mine.dim() >= 3 and mine.shape[0] > 1:
         items = wrong.reshape(mine.shape[0], -1).any(-1)
         if not items.all():
@@ -121,3 +155,11 @@ def where_wrong(mine: torch.Tensor, theirs: torch.Tensor, rtol: float, atol: flo
             several = len(right) > 1
             text += f" Batch item{'s' if several else ''} {listing(right)} {'are' if several else 'is'} right."
     return text
+
+
+def fault(kind: type, message: str, detail: str) -> Exception:
+    """A failure whose message is for the student and whose `detail` (tolerances, rounding bounds) is for the
+    instructor's view only (TestResult.grader_detail)."""
+    raised = kind(message.strip())
+    raised.detail = detail
+    return raised

@@ -7,10 +7,16 @@ TestResult.diagnoses). Nothing here runs while a student passes.
 """
 from __future__ import annotations
 
+import os
+
 from ..diagnosis import Diagnoser, Observation, Probe, structural, translate
 from ..diagnosis.compare import agree
 from ..diagnosis.registry import canonical, reference, square
 from ..results import Diagnosis
+from .faults import StudentFault
+
+
+SWITCH = "ATTNKIT_DIAGNOSIS"  # "off": failures get only the diagnoses their check gave (bench/bench_grading.py)
 
 
 def record_call(diagnoser: Diagnoser, request: dict, reply: dict) -> None:
@@ -26,7 +32,9 @@ def record_call(diagnoser: Diagnoser, request: dict, reply: dict) -> None:
         if index < len(outputs):
             diagnoser.record(Observation(probe, outputs[index], report=report if index == 0 else {}))
         else:
-            diagnoser.record(Observation(probe, raised=True))
+            # with a backward pass asked for, the failure may be there: the forward result is unknown
+            backward = bool(request.get("backward") or request.get("grad_args"))
+            diagnoser.record(Observation(probe, raised=True, report={"backward": backward}))
             break
 
 
@@ -43,9 +51,13 @@ def explain_failure(student, since: int, fault) -> tuple[Diagnosis, ...]:
     found = getattr(fault, "diagnoses", ())
     if not isinstance(found, (tuple, list)) or not all(isinstance(d, Diagnosis) for d in found):
         return found  # a grader's malformed diagnoses: the plugin reports them as the grader's problem
+    if os.environ.get(SWITCH) == "off":
+        return tuple(found)  # the bench's baseline: grading without the diagnosis
     found = list(found)
     by_target = diagnoser.explain_by_target(since)
     if not by_target and not found and elicit(student, since):
+        by_target = diagnoser.explain_by_target(since)
+    if widen(student, since, by_target):
         by_target = diagnoser.explain_by_target(since)
     ambiguous = [target for target, diagnoses in by_target.items() if len(diagnoses) > 1]
     if ambiguous and all(tell_apart(student, target, since) for target in ambiguous):
@@ -72,6 +84,20 @@ def tell_apart(student, target: str, since: int) -> bool:
     return True
 
 
+def widen(student, since: int, by_target: dict) -> bool:
+    """A model reproduces this test's wrong calls only on degenerate inputs (a size-1 axis, where candidates
+    coincide): call the same target once more with those axes grown, so that the evidence can tell."""
+    diagnoser, called = student.diagnoser, False
+    targets = dict.fromkeys(o.probe.target for o in diagnoser.observations[since:])
+    for target in [t for t in targets if t not in by_target and diagnoser.held_back(t, since)]:
+        observation = diagnoser.last_wrong(target, since)
+        probe = observation.probe.widened(seed=len(diagnoser)) if observation else None
+        if probe is not None:
+            call(student, probe)
+            called = True
+    return called
+
+
 def elicit(student, since: int) -> bool:
     """The test's last call raised and nothing explains it: call the same target once more with as many keys
     as queries (registry.square), where code with a shape slip often runs and its result can be matched."""
@@ -86,7 +112,6 @@ def elicit(student, since: int) -> bool:
 
 def call(student, probe: Probe) -> None:
     """One more call of the student's code, recorded like every other; its failure is evidence too."""
-    from .student import StudentFault  # noqa: PLC0415 - student.py imports this module
     try:
         student.run(probe.target, *probe.args, kwargs=dict(probe.kwargs), init=probe.init,
                     params=None if probe.params is None else dict(probe.params))
@@ -140,7 +165,6 @@ def biases(student, window: range) -> list[Diagnosis]:
         extra = structural.unexpected_biases(names, probe.params or {})
         if not extra or probe.init is None:
             continue
-        from .student import StudentFault  # noqa: PLC0415 - student.py imports this module
         try:
             again = student.run(probe.target, *probe.args, kwargs=dict(probe.kwargs), init=probe.init,
                                 params=structural.biases_zeroed(dict(probe.params or {}), names, extra))

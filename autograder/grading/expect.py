@@ -28,8 +28,8 @@ def close(value: object, expected: torch.Tensor, what: str, hint: str = "",
     if not torch.isfinite(got).all() and torch.isfinite(want).all():
         raise StudentFault(f"{symptoms.describe(tensor, want, what)} {hint}".strip())
     if not torch.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
-        raise StudentFault(f"{symptoms.describe(tensor, want, what, rtol=rtol, atol=atol)} (tolerance rtol={rtol:g}, "
-                           f"atol={atol:g}) {hint}".strip())
+        raise symptoms.fault(StudentFault, f"{symptoms.describe(tensor, want, what, rtol=rtol, atol=atol)} {hint}",
+                             f"tolerance rtol={rtol:g}, atol={atol:g}")
     return tensor
 
 
@@ -42,8 +42,8 @@ def within(value: object, reference: tuple, what: str, hint: str = "") -> torch.
     ok, error, allowed = tolerance.within(tensor, want, bound)
     if not ok:
         slack = tolerance.SAFETY * bound.double().max().item()
-        raise StudentFault(f"{symptoms.describe(tensor, want, what, rtol=0.0, atol=slack)} (float32 rounding explains "
-                           f"at most {allowed:.3g} at the largest difference) {hint}".strip())
+        raise symptoms.fault(StudentFault, f"{symptoms.describe(tensor, want, what, rtol=0.0, atol=slack)} {hint}",
+                             f"float32 rounding explains at most {allowed:.3g} at the largest difference")
     return tensor
 
 

@@ -144,6 +144,7 @@ class GradingPlugin:
         status, output, detail, attempted, diagnoses = PASSED, "", "", True, ()
         if isinstance(error, (StudentFault, pytest.fail.Exception)):
             status, output = FAILED, str(error).strip() or "the check failed"
+            detail = str(getattr(error, "detail", "") or "")  # tolerances: the instructor's view only
             attempted = getattr(error, "attempted", True)
             try:
                 diagnoses = checked_diagnoses(getattr(error, "diagnoses", ()))

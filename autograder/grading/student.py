@@ -14,25 +14,8 @@ import torch
 from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
 from .diagnose import explain_exception, record_call
-from ..results import Diagnosis
+from .faults import NotAttempted, StudentFault  # noqa: F401 - graders import them from here
 from .submissions import SourceFile
-
-
-class StudentFault(AssertionError):
-    """The student's code failed, crashed, hung or returned the wrong thing. The message states the symptom;
-    `diagnoses` name the mistakes whose models reproduce it (docs/diagnosis.md), and may be set after raising."""
-
-    def __init__(self, message: str, attempted: bool = True, diagnoses: tuple[Diagnosis, ...] = ()) -> None:
-        super().__init__(message)
-        self.attempted = attempted  # False: missing file, stub left as is, name not defined
-        self.diagnoses = tuple(diagnoses)
-
-
-class NotAttempted(StudentFault):
-    """The part is not there to judge: no file, a stub still raising NotImplementedError, no such name."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, attempted=False)
 
 
 @dataclass(frozen=True)

@@ -159,7 +159,8 @@ def undiagnosed_section(results: list[StudentResult]) -> str:
             "Each student's symptom is what the check saw. Parts not attempted (no file, an untouched stub) are "
             "not listed.</p>")
     if not found:
-        return head + "<p>Every failed check was explained by a diagnosed mistake.</p>"
+        return head + ("<p>Every failed check was explained by a diagnosed mistake, or failed in a part where "
+                       "another check found one.</p>")
     rows = []
     for entry in found:
         symptoms = "".join(f"<li><strong>{esc(student)}</strong>: {esc(symptom)}</li>"

@@ -28,6 +28,7 @@ import statistics
 from dataclasses import dataclass
 
 from ..results import FAILED, PASSED, StudentResult, TestResult
+from .explain import plan_explanations
 
 LOW_DISCRIMINATION = 0.2
 MIN_TAKERS = 3  # below this a correlation is not even defined, so none is computed
@@ -161,8 +162,9 @@ def undiagnosed_failures(results: list[StudentResult]) -> list[Undiagnosed]:
     for mistakes nobody has modelled yet. Untouched stubs and missing files are not failures of this kind."""
     found: dict[str, list] = {}
     for result in results:
+        plan = plan_explanations(result)
         for test in result.tests:
-            if test.status == FAILED and test.attempted and not test.diagnoses:
+            if test.status == FAILED and test.attempted and not test.diagnoses and not plan.nearby(test):
                 found.setdefault(test.test_id, [test, []])[1].append((result.student_id, test.output))
     order = {s.test_id: i for i, s in enumerate(test_stats(results))}
     return [Undiagnosed(first, tuple(students))

@@ -7,7 +7,7 @@ Gradescope's results.json both render from `plan_explanations`, so they always a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..results import FAILED, Diagnosis, StudentResult, TestResult
 
@@ -30,12 +30,23 @@ class Mistake:
 @dataclass(frozen=True)
 class Plan:
     mistakes: tuple[Mistake, ...]            # in the order their anchors appear
+    same_error: dict = field(default_factory=dict)  # id(test) -> earlier shown test with the same undiagnosed message
 
     def explained_at(self, test: TestResult) -> tuple[Mistake, ...]:
         return tuple(m for m in self.mistakes if m.anchor is test)
 
     def pointing_back(self, test: TestResult) -> tuple[Mistake, ...]:
         return tuple(m for m in self.mistakes if m.anchor is not test and any(t is test for t in m.tests))
+
+    def nearby(self, test: TestResult) -> tuple[Mistake, ...]:
+        """For a failure nothing explains: the mistakes found in other checks of the same question (the same
+        function or class), which may well be what fails it too."""
+        if test.diagnoses:
+            return ()
+        return tuple(m for m in self.mistakes if m.anchor.question == test.question and m.anchor is not test)
+
+    def repeated_from(self, test: TestResult) -> TestResult | None:
+        return self.same_error.get(id(test))
 
 
 def diagnosed_failures(result: StudentResult) -> list[TestResult]:
@@ -54,7 +65,22 @@ def plan_explanations(result: StudentResult) -> Plan:
         diagnosis = next(d for d in anchor.diagnoses if d.mistake == mistake)
         mistakes.append(Mistake(diagnosis, anchor, tuple(tests)))
     order = {id(t): i for i, t in enumerate(result.tests)}
-    return Plan(tuple(sorted(mistakes, key=lambda m: order[id(m.anchor)])))
+    return Plan(tuple(sorted(mistakes, key=lambda m: order[id(m.anchor)])), repeated_errors(result))
+
+
+def repeated_errors(result: StudentResult) -> dict:
+    """An undiagnosed failure whose message an earlier shown failure already gave (the same exception from the
+    same line, say) is stated once: the later ones point to the first."""
+    first: dict[str, TestResult] = {}
+    found = {}
+    shown = sorted((t for t in result.tests if t.status == FAILED and t.attempted and not t.diagnoses and t.output),
+                   key=lambda t: SHOWN_FIRST.get(t.visibility, 1))
+    for test in shown:
+        if test.output in first:
+            found[id(test)] = first[test.output]
+        else:
+            first[test.output] = test
+    return found
 
 
 def label(test: TestResult) -> str:
@@ -79,7 +105,14 @@ def failure_lines(test: TestResult, plan: Plan) -> list[str]:
     (with where else it cost points), then a pointer for each mistake explained at another test. A test whose
     every mistake is explained elsewhere shows only the pointers: the explanation covers its symptom."""
     here, elsewhere = plan.explained_at(test), plan.pointing_back(test)
-    lines = [] if elsewhere and not here else [test.output or "The check failed."]
+    earlier = plan.repeated_from(test)
+    if earlier is not None and earlier.visibility != "hidden":
+        lines = [f"The same message as in \"{label(earlier)}\", stated there; {points(test.points_lost)} lost here."]
+    else:
+        lines = [] if elsewhere and not here else [test.output or "The check failed."]
+    for mistake in plan.nearby(test):
+        lines.append(f"No cause was found for this check itself; \"{label(mistake.anchor)}\" found a mistake in the "
+                     f"same part ({mistake.diagnosis.title}), which may be what fails it too: fix that first.")
     if len(test.diagnoses) > 1:
         lines.append("Your result matches more than one known mistake; this check cannot tell them apart, "
                      "so each is named:")
