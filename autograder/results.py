@@ -5,6 +5,7 @@ default to empty). How diagnoses are made and attached: docs/diagnosis.md.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -15,6 +16,46 @@ from pathlib import Path
 PASSED, FAILED, GRADER_ERROR = "passed", "failed", "grader_error"
 FORMAT_VERSION = 3
 MISTAKE_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+TEXT_LIMIT = 65_536  # characters of any one text field kept in a stored result
+# Bidirectional overrides and isolates reorder what a reader sees (a name that displays as another one).
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + "".join(sorted(BIDI_CONTROLS)) + "]")
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    if "\udc80" <= char <= "\udcff":
+        return f"\\x{ord(char) - 0xDC00:02x}"  # a byte of a file name in no valid encoding, as Python decodes it
+    if "\ud800" <= char <= "\udfff":
+        return "\ufffd"  # any other lone surrogate (printed by student code): not encodable
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+def safe_text(value: object, limit: int = TEXT_LIMIT) -> str:
+    """Any text that came from a student, made safe to store and render: encodable in UTF-8 (the bytes of a
+    name in no valid encoding are shown as \\xNN, other lone surrogates become U+FFFD), control characters other than newline and tab and bidirectional controls shown as
+    escapes, and at most `limit` characters (a cut one ends with a note). Idempotent."""
+    text = value if type(value) is str else str(value)
+    if len(text) <= limit and not _UNSAFE.search(text):
+        return text
+    original = len(text)
+    text = _UNSAFE.sub(_escape, text[:limit])  # escapes only lengthen: the first `limit` characters suffice
+    if original > limit or len(text) > limit:
+        note = f"\n[... cut: {original} characters in all]"
+        text = (text[:max(0, limit - len(note))] + note)[:limit]
+    return text
+
+
+def safe_result(result):
+    """A copy of a result (or any of its parts) whose every text field went through safe_text."""
+    if isinstance(result, str):
+        return safe_text(result)
+    if isinstance(result, tuple):
+        return tuple(safe_result(item) for item in result)
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return dataclasses.replace(result, **{f.name: safe_result(getattr(result, f.name))
+                                              for f in dataclasses.fields(result)})
+    return result
 
 
 @dataclass(frozen=True)
@@ -143,7 +184,8 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def save(result: StudentResult, path: Path) -> None:
-    write_atomic(path, json.dumps(result.to_dict(), indent=1, ensure_ascii=False, sort_keys=True))
+    """Store a result; every text in it is made safe first (student output may hold anything)."""
+    write_atomic(path, json.dumps(safe_result(result).to_dict(), indent=1, ensure_ascii=False, sort_keys=True))
 
 
 def load(path: Path) -> StudentResult:

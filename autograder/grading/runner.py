@@ -21,7 +21,7 @@ from typing import Callable
 from .. import paths
 from ..sandbox import resolve
 from .quizzes import grade_class_quizzes
-from ..results import StudentResult, load
+from ..results import StudentResult, load, safe_result
 from .submissions import Submission, discover, not_graded, notebook_cells, result_stem
 from .worker import DISK_FULL_EXIT, dump_manifest
 
@@ -103,7 +103,7 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
         path = state_dir / f"{result_stem(student.student_id)}.json"
         if not path.exists():
             raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}")
-        results.append(replace(load(path), quizzes=quizzes[student.student_id]))
+        results.append(safe_result(replace(load(path), quizzes=quizzes[student.student_id])))
     return results
 
 
