@@ -8,7 +8,7 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench sweep mutants sandbox-tools clean \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-empty sweep mutants sandbox-tools clean \
         report-screenshots
 
 help:
@@ -19,6 +19,7 @@ help:
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox)"
+	@echo "make bench-empty [EMPTY=10000]    time grading a class of empty folders (no sandbox needed)"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
@@ -67,6 +68,10 @@ report-screenshots: grade
 
 bench: setup
 	$(PY) bench/bench_grading.py --n $(N)
+
+EMPTY ?= 10000
+bench-empty: setup
+	$(PY) bench/bench_empty.py --n $(EMPTY)
 
 SEEDS ?= 200
 sweep: setup

@@ -10,7 +10,7 @@ import json
 import os
 import re
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 PASSED, FAILED, GRADER_ERROR = "passed", "failed", "grader_error"
@@ -47,15 +47,36 @@ def safe_text(value: object, limit: int = TEXT_LIMIT) -> str:
 
 
 def safe_result(result):
-    """A copy of a result (or any of its parts) whose every text field went through safe_text."""
-    if isinstance(result, str):
+    """A result (or any part of one) whose every text went through safe_text; the same object when nothing
+    in it needed a change (the usual case costs no copy)."""
+    kind = type(result)
+    if kind is str:
         return safe_text(result)
-    if isinstance(result, tuple):
-        return tuple(safe_result(item) for item in result)
-    if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        return dataclasses.replace(result, **{f.name: safe_result(getattr(result, f.name))
-                                              for f in dataclasses.fields(result)})
-    return result
+    if kind is tuple:
+        cleaned = tuple(safe_result(item) for item in result)
+        return result if all(new is old for new, old in zip(cleaned, result)) else cleaned
+    names = _field_names(kind)
+    if not names:
+        return result
+    changes = {}
+    for name in names:
+        old = getattr(result, name)
+        new = safe_result(old)
+        if new is not old:
+            changes[name] = new
+    return dataclasses.replace(result, **changes) if changes else result
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The fields of a dataclass type, () for any other type (looked up once per type)."""
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) \
+            else ()
+    return names
 
 
 @dataclass(frozen=True)
@@ -150,7 +171,7 @@ class StudentResult:
         return {k: (round(v[0], 6), round(v[1], 6)) for k, v in totals.items()}
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return _plain(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "StudentResult":
@@ -167,25 +188,44 @@ class StudentResult:
         return cls(tests=tests, quizzes=quizzes, **rest)  # held in memory in the current format
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write to a temporary file beside the target, then rename: readers see old or new, never half."""
+def _plain(value, text=lambda t: t):
+    """What dataclasses.asdict gives (tuples become lists), without its deep copies (results are immutable);
+    every string passes through `text`."""
+    kind = type(value)
+    if kind is str:
+        return text(value)
+    if kind in (tuple, list):
+        return [_plain(item, text) for item in value]
+    if kind is dict:
+        return {key: _plain(item, text) for key, item in value.items()}
+    names = _field_names(kind)
+    if names:
+        return {name: _plain(getattr(value, name), text) for name in names}
+    return value
+
+
+def write_atomic(path: Path, text: str, durable: bool = True) -> None:
+    """Write to a temporary file beside the target, then rename: readers see old or new, never half.
+    `durable`: on disk before the rename (fsync); without it a crash may lose the file (never half of it
+    under its name), which suits what a re-run recomputes cheaply."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(temporary, 0o644)  # mkstemp makes 0600; outputs are meant to be read and shared
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
             out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                out.flush()
+                os.fsync(out.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
-def save(result: StudentResult, path: Path) -> None:
+def save(result: StudentResult, path: Path, durable: bool = True) -> None:
     """Store a result; every text in it is made safe first (student output may hold anything)."""
-    write_atomic(path, json.dumps(safe_result(result).to_dict(), indent=1, ensure_ascii=False, sort_keys=True))
+    write_atomic(path, json.dumps(_plain(result, safe_text), ensure_ascii=False, sort_keys=True), durable)
 
 
 def load(path: Path) -> StudentResult:

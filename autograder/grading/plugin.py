@@ -72,6 +72,8 @@ class GradingPlugin:
         self.recorded: dict[str, list[tuple[tuple, TestResult]]] = defaultdict(list)
         self.open_files: dict[str, dict[str, StudentFile]] = {}
         self.finished = 0  # a count, not the results: memory must not grow with the class
+        self.collect_only = False  # only learn the hidden tests' identities (see identities_of)
+        self.identities: list[tuple[tuple, dict]] = []
 
     # --- collection -------------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -85,6 +87,9 @@ class GradingPlugin:
                                  ids=[result_stem(i) for i in ids])
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        if self.collect_only:
+            self.identities = [((str(i.path), i.function.__code__.co_firstlineno), test_identity(i)) for i in items]
+            return
         for item in items:
             student = item.callspec.params["submission"]
             self.expected[student] = self.expected.get(student, 0) + 1
@@ -169,13 +174,13 @@ class GradingPlugin:
         if len(self.recorded[student]) == self.expected.get(student):
             self._finish(student)
 
-    def _finish(self, student: str) -> None:
+    def _finish(self, student: str, durable: bool = True) -> None:
         """Write the student's result. Whatever goes wrong here is this student's grader problem: the
         worker goes on with the next student."""
         path = self.results_dir / f"{result_stem(student)}.json"
         try:
             result = self._result(student)
-            save(result, path)
+            save(result, path, durable)
         except Exception as problem:  # noqa: BLE001 - the fault wall between students
             result = self._grader_problem(student, problem)
             save(result, path)
@@ -197,6 +202,16 @@ class GradingPlugin:
         return StudentResult(student, tests, notes=notes, problems=problems, unreadable=unreadable,
                              printed=safe_text(printed, 16_384), isolation=self.server.isolation,
                              fingerprint=self.fingerprints.get(student, ""))
+
+    def finish_unopened(self, student: str, identities: list[tuple[tuple, dict]]) -> None:
+        """A student without a single gradable file: every hidden test is "not attempted" with the file's
+        problem, exactly the row grading would give, without a session, a child or a probe."""
+        files = self.submissions[student].files
+        for order, identity in identities:
+            problem = (files[identity["assignment"]].problem or "").strip() or "the check failed"
+            self.recorded[student].append((order, TestResult(score=0.0, status=FAILED, output=problem,
+                                                             attempted=False, **identity)))
+        self._finish(student, durable=False)  # a re-run after a crash answers it again in a millisecond
 
     def _grader_problem(self, student: str, problem: BaseException) -> StudentResult:
         """A row for a student whose result could not be built or written: every test the student has is a

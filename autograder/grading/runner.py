@@ -103,7 +103,7 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
         path = state_dir / f"{result_stem(student.student_id)}.json"
         if not path.exists():
             raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}")
-        results.append(safe_result(replace(load(path), quizzes=quizzes[student.student_id])))
+        results.append(replace(load(path), quizzes=safe_result(quizzes[student.student_id])))  # saved results are safe
     return results
 
 
