@@ -70,9 +70,15 @@ def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: di
     for name, value in limits.items():
         resource.setrlimit(getattr(resource, name), (value, value))
     torch.set_num_threads(1)
+    # No thread may start (seccomp): torch asked for more would abort the process at its next parallel op.
+    torch.set_num_threads = torch.set_num_interop_threads = _one_thread
     os.chdir(scratch)
     os.environ.update(HOME=scratch, TMPDIR=scratch)
     tempfile.tempdir = scratch
+
+
+def _one_thread(count: int) -> None:
+    """torch.set_num_threads in a child: one thread, whatever is asked."""
 
 
 def readable_paths() -> list[str]:
