@@ -8,8 +8,8 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench sweep mutants sandbox-tools \
-        browser-tools clean \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-empty sweep mutants \
+        sandbox-tools browser-tools clean \
         report-screenshots
 
 help:
@@ -21,6 +21,7 @@ help:
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 	@echo "make browser-tools                install Debian's chromium where possible (the review page's browser test)"
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox)"
+	@echo "make bench-empty [EMPTY=10000]    time grading a class of empty folders (no sandbox needed)"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
@@ -76,6 +77,10 @@ report-screenshots: grade
 
 bench: setup
 	$(PY) bench/bench_grading.py --n $(N)
+
+EMPTY ?= 10000
+bench-empty: setup
+	$(PY) bench/bench_empty.py --n $(EMPTY)
 
 SEEDS ?= 200
 sweep: setup

@@ -5,16 +5,78 @@ default to empty). How diagnoses are made and attached: docs/diagnosis.md.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 PASSED, FAILED, GRADER_ERROR = "passed", "failed", "grader_error"
 FORMAT_VERSION = 3
 MISTAKE_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+TEXT_LIMIT = 65_536  # characters of any one text field kept in a stored result
+# Bidirectional overrides and isolates reorder what a reader sees (a name that displays as another one).
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + "".join(sorted(BIDI_CONTROLS)) + "]")
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    if "\udc80" <= char <= "\udcff":
+        return f"\\x{ord(char) - 0xDC00:02x}"  # a byte of a file name in no valid encoding, as Python decodes it
+    if "\ud800" <= char <= "\udfff":
+        return "\ufffd"  # any other lone surrogate (printed by student code): not encodable
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+def safe_text(value: object, limit: int = TEXT_LIMIT) -> str:
+    """Any text that came from a student, made safe to store and render: encodable in UTF-8 (the bytes of a
+    name in no valid encoding are shown as \\xNN, other lone surrogates become U+FFFD), control characters other than newline and tab and bidirectional controls shown as
+    escapes, and at most `limit` characters (a cut one ends with a note). Idempotent."""
+    text = value if type(value) is str else str(value)
+    if len(text) <= limit and not _UNSAFE.search(text):
+        return text
+    original = len(text)
+    text = _UNSAFE.sub(_escape, text[:limit])  # escapes only lengthen: the first `limit` characters suffice
+    if original > limit or len(text) > limit:
+        note = f"\n[... cut: {original} characters in all]"
+        text = (text[:max(0, limit - len(note))] + note)[:limit]
+    return text
+
+
+def safe_result(result):
+    """A result (or any part of one) whose every text went through safe_text; the same object when nothing
+    in it needed a change (the usual case costs no copy)."""
+    kind = type(result)
+    if kind is str:
+        return safe_text(result)
+    if kind is tuple:
+        cleaned = tuple(safe_result(item) for item in result)
+        return result if all(new is old for new, old in zip(cleaned, result)) else cleaned
+    names = _field_names(kind)
+    if not names:
+        return result
+    changes = {}
+    for name in names:
+        old = getattr(result, name)
+        new = safe_result(old)
+        if new is not old:
+            changes[name] = new
+    return dataclasses.replace(result, **changes) if changes else result
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The fields of a dataclass type, () for any other type (looked up once per type)."""
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) \
+            else ()
+    return names
 
 
 @dataclass(frozen=True)
@@ -113,7 +175,7 @@ class StudentResult:
         return {k: (round(v[0], 6), round(v[1], 6)) for k, v in totals.items()}
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return _plain(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "StudentResult":
@@ -130,24 +192,44 @@ class StudentResult:
         return cls(tests=tests, quizzes=quizzes, **rest)  # held in memory in the current format
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write to a temporary file beside the target, then rename: readers see old or new, never half."""
+def _plain(value, text=lambda t: t):
+    """What dataclasses.asdict gives (tuples become lists), without its deep copies (results are immutable);
+    every string passes through `text`."""
+    kind = type(value)
+    if kind is str:
+        return text(value)
+    if kind in (tuple, list):
+        return [_plain(item, text) for item in value]
+    if kind is dict:
+        return {key: _plain(item, text) for key, item in value.items()}
+    names = _field_names(kind)
+    if names:
+        return {name: _plain(getattr(value, name), text) for name in names}
+    return value
+
+
+def write_atomic(path: Path, text: str, durable: bool = True) -> None:
+    """Write to a temporary file beside the target, then rename: readers see old or new, never half.
+    `durable`: on disk before the rename (fsync); without it a crash may lose the file (never half of it
+    under its name), which suits what a re-run recomputes cheaply."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(temporary, 0o644)  # mkstemp makes 0600; outputs are meant to be read and shared
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
             out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                out.flush()
+                os.fsync(out.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
-def save(result: StudentResult, path: Path) -> None:
-    write_atomic(path, json.dumps(result.to_dict(), indent=1, ensure_ascii=False, sort_keys=True))
+def save(result: StudentResult, path: Path, durable: bool = True) -> None:
+    """Store a result; every text in it is made safe first (student output may hold anything)."""
+    write_atomic(path, json.dumps(_plain(result, safe_text), ensure_ascii=False, sort_keys=True), durable)
 
 
 def load(path: Path) -> StudentResult:

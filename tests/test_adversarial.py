@@ -125,6 +125,22 @@ def processes() -> list[tuple[int, str, str]]:
     return found
 
 
+def ipc_objects() -> set[str]:
+    """Every System V IPC object on the host (what `ipcs` lists), and every POSIX message queue."""
+    found = set()
+    for kind in ("shm", "msg", "sem"):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        found.update(f"{kind} " + " ".join(line.split()[:2]) for line in lines)
+    try:
+        found.update(f"mqueue {name}" for name in os.listdir("/dev/mqueue"))
+    except OSError:
+        pass
+    return found
+
+
 def files_named(marker: str, roots: list[tuple[Path, int]]) -> list[str]:
     """Paths whose name holds the marker, under each root down to its depth."""
     hits = []
@@ -247,6 +263,7 @@ class Corpus:
     processes: list[tuple[int, str, str]]
     files: dict[str, list[str]]     # marker -> paths found
     generic_files: list[str]        # forged results.json in well-known places, newer than the run
+    new_ipc: set[str]               # System V IPC objects and message queues that appeared during grading
 
 
 @pytest.fixture(scope="session")
@@ -255,6 +272,7 @@ def corpus():
         else subprocess.Popen(["sleep", "900"], start_new_session=True)
     listeners = {s.name: Listener() for s in AVAILABLE}
     started = time.time()
+    ipc_before = ipc_objects()
     runs: dict[str, Run] = {}
     try:
         runs = {s.name: build_class(s, listeners[s.name], bystander.pid) for s in AVAILABLE}
@@ -273,7 +291,7 @@ def corpus():
                                str(paths.ROOT / "results.json"), str(Path.home() / "results.json"),
                                *(str(run.root / "results.json") for run in runs.values()))
                    if os.path.exists(p) and os.path.getmtime(p) >= started]
-        yield Corpus(runs, processes(), files, generic)
+        yield Corpus(runs, processes(), files, generic, ipc_objects() - ipc_before)
     finally:
         for listener in listeners.values():
             listener.close()
@@ -397,6 +415,12 @@ def test_out_holds_only_what_the_parent_wrote(corpus, mode):
     for sid in run.ids:
         check_state_file(run, sid)
     assert not corpus.generic_files, f"forged results files appeared: {corpus.generic_files}"
+
+
+def test_no_ipc_object_outlives_grading(corpus):
+    """No System V shared memory, message queue or semaphore set, no POSIX message queue left on the host
+    (checked once for all settings: they ran side by side)."""
+    assert not corpus.new_ipc, f"IPC objects appeared on the host during grading: {sorted(corpus.new_ipc)}"
 
 
 def check_state_file(run: Run, sid: str) -> None:

@@ -245,27 +245,85 @@ def named(marker: str) -> list[int]:
     return found
 
 
-def daemon_code(marker: str) -> str:
-    return f'''
-import ctypes, os, time
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        ctypes.CDLL(None).prctl(15, {marker!r}.encode(), 0, 0, 0)
-        time.sleep(60)
-    os._exit(0)
-time.sleep(0.3)
-ctypes.CDLL(None).prctl(15, {marker + "-main"!r}.encode(), 0, 0, 0)
-'''
+CREATE_PROCESSES = r"""
+import os, threading, subprocess, multiprocessing, ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, make):
+    try:
+        make()
+        print(name + "=made")
+    except BaseException as exc:
+        print(name + "=" + type(exc).__name__)
+attempt("fork", os.fork)
+attempt("thread", lambda: threading.Thread(target=lambda: None).start())
+attempt("subprocess", lambda: subprocess.run(["true"]))
+attempt("multiprocessing", lambda: multiprocessing.Process(target=print).start())
+attempt("posix_spawn", lambda: os.posix_spawn("/bin/true", ["true"], {}))
+def raw_clone(flags):
+    def call():
+        pid = libc.syscall(56 if os.uname().machine == "x86_64" else 220, flags, 0, 0, 0, 0)
+        if pid == 0:
+            os._exit(0)
+        if pid < 0:
+            raise OSError(ctypes.get_errno(), "clone")
+    return call
+attempt("clone_vm", raw_clone(0x100 | 17))       # CLONE_VM | SIGCHLD
+attempt("clone_thread", raw_clone(0x10900))      # CLONE_THREAD | CLONE_SIGHAND | CLONE_VM
+import torch
+x = torch.randn(40, 30, requires_grad=True)
+layer = torch.nn.Linear(30, 20)
+torch.softmax(layer(x) @ layer(x).T, -1).sum().backward()
+print("backward=" + str(tuple(x.grad.shape)) + " threads=" + str(torch.get_num_threads()))
+"""
 
 
-def test_daemons_die_with_the_child(server):
-    marker = f"xsbx-d-{os.getpid() % 10000}{server.isolation[0]}"
-    child = server.spawn()
-    child.request({"op": "load", "module": "probe", "filename": "probe.py", "cells": [daemon_code(marker)]}, 20)
-    assert named(marker), "the daemon did not start"
-    child.close()
-    assert not named(marker)
+def test_student_code_creates_no_process_and_no_thread(server):
+    """The student's code is one process (its rlimits bound all of it); torch still computes gradients."""
+    seen = printed(run_cells(server, CREATE_PROCESSES))
+    attempts = ("fork", "thread", "subprocess", "multiprocessing", "posix_spawn", "clone_vm", "clone_thread")
+    assert all(seen[name] != "made" for name in attempts), seen
+    assert seen["backward"] == "(40, 30) threads=1"
+
+
+REACH_OTHERS = r"""
+import os, resource, ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, call):
+    try:
+        result = call()
+        if isinstance(result, int) and result < 0:
+            raise OSError(ctypes.get_errno(), name)
+        print(name + "=ok")
+    except BaseException as exc:
+        print(name + "=" + type(exc).__name__)
+parent = os.getppid()
+attempt("prlimit_parent", lambda: resource.prlimit(parent, resource.RLIMIT_NOFILE, (8, 8)))
+attempt("prlimit_one", lambda: resource.prlimit(1, resource.RLIMIT_FSIZE, (0, 0)))
+attempt("prlimit_self", lambda: resource.prlimit(0, resource.RLIMIT_NOFILE, (60, 60)))
+attempt("prlimit_own", lambda: resource.prlimit(os.getpid(), resource.RLIMIT_CORE, (0, 0)))
+attempt("nice_parent", lambda: os.setpriority(os.PRIO_PROCESS, parent, 19))
+attempt("nice_group", lambda: os.setpriority(os.PRIO_PGRP, 0, 19))
+attempt("nice_user", lambda: os.setpriority(os.PRIO_USER, os.getuid(), 19))
+attempt("nice_self", lambda: os.setpriority(os.PRIO_PROCESS, 0, 3))
+attempt("affinity_parent", lambda: os.sched_setaffinity(parent, {0}))
+attempt("affinity_self", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0)))
+attempt("scheduler_parent", lambda: os.sched_setscheduler(parent, os.SCHED_IDLE, os.sched_param(0)))
+attempt("ioprio_parent", lambda: libc.syscall(251 if os.uname().machine == "x86_64" else 30, 1, parent, 7 << 13))
+attempt("shmget", lambda: libc.shmget(0, 4096, 0o1000 | 0o600))
+attempt("msgget", lambda: libc.msgget(0, 0o1000 | 0o600))
+attempt("semget", lambda: libc.semget(0, 1, 0o1000 | 0o600))
+attempt("mq_open", lambda: ctypes.CDLL("librt.so.1", use_errno=True).mq_open(b"/xsbx", 0o100 | 2, 0o600, None))
+attempt("inotify", lambda: libc.inotify_init1(0))
+attempt("fanotify", lambda: libc.fanotify_init(0, 0))
+"""
+
+
+def test_no_reach_into_other_processes_limits_or_scheduling(server):
+    seen = printed(run_cells(server, REACH_OTHERS))
+    own = ("prlimit_self", "prlimit_own", "nice_self", "affinity_self")
+    assert {k: seen[k] for k in own} == dict.fromkeys(own, "ok")
+    refused = [k for k in seen if k not in own]
+    assert len(refused) == 14 and all(seen[k] == "PermissionError" for k in refused), seen
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -289,17 +347,6 @@ def test_a_killed_zygote_takes_its_children_along(mode):
     server.close()
 
 
-@pytest.mark.parametrize("mode", [m for m in MODES if m.values[0] != "bwrap"])
-def test_closing_the_server_reaps_what_the_last_child_left(mode):
-    server = start(mode)
-    child = server.spawn()
-    marker = f"xsbx-c-{os.getpid() % 10000}{mode[0]}"
-    child.request({"op": "load", "module": "probe", "filename": "probe.py", "cells": [daemon_code(marker)]}, 20)
-    assert named(marker)
-    server.close()  # no child.close(): the worker is shutting down mid-student
-    assert not named(marker)
-
-
 @pytest.mark.skipif(os.getuid() != 0, reason="without root the fallback cannot tell the child's files from ours")
 @pytest.mark.parametrize("mode", [m for m in MODES if m.values[0] == "rlimits"])
 def test_files_a_weak_child_leaves_in_tmp_are_removed(mode):
@@ -311,5 +358,57 @@ def test_files_a_weak_child_leaves_in_tmp_are_removed(mode):
                                   f"print('made=%s' % os.path.exists({name!r}))")
         assert printed(reply)["made"] == "True"
         assert not os.path.exists(name) and not os.path.exists(name + "-dir")
+    finally:
+        server.close()
+
+
+LEAVE_A_MESS = r"""
+import os
+top = os.getcwd()
+os.chdir(top)
+for level in range(3000):          # deeper than any recursion limit, longer than PATH_MAX
+    os.mkdir("d")
+    os.chdir("d")
+os.chdir(top)
+os.makedirs("locked/inner/deeper")
+open("locked/inner/f", "w").close()
+for folder in ("locked/inner/deeper", "locked/inner", "locked"):
+    os.chmod(folder, 0)            # mode 000, innermost first
+os.mkdir(b"name-\xff\xfe\n\x1b")
+open(b"name-\xff\xfe\n\x1b/\xed\xa0\x80", "w").close()
+os.mkdir("many")
+for index in range(20000):
+    open("many/%d" % index, "w").close()
+os.symlink("/", "to-root")
+print("mess=" + top)
+"""
+
+
+def test_no_leftover_stops_the_wipe(server):
+    """A deep tree, folders without rights, names in no encoding and many files: the fork server survives,
+    the next child starts in a fresh, empty folder, and (where the host sees it) nothing is left."""
+    zygote = server.process.pid
+    folder = printed(run_cells(server, LEAVE_A_MESS, seconds=120))["mess"]
+    look = "import os\nprint('cwd=' + os.getcwd())\nprint('entries=%d' % len(os.listdir('.')))"
+    after = printed(run_cells(server, look))
+    assert after["entries"] == "0" and after["cwd"] != folder
+    assert server.process.pid == zygote and server.process.poll() is None
+    if server.isolation != "bwrap":
+        assert not os.path.lexists(folder)
+    assert server.leftovers == 0
+
+
+@pytest.mark.parametrize("how", ["killed", "stopped"])
+def test_a_broken_fork_server_is_replaced_before_the_next_student(how):
+    import signal
+
+    server = start(resolve("auto").mode)
+    try:
+        run_cells(server, "x = 1")
+        old = server.process.pid
+        os.kill(server.zygote_pid, signal.SIGKILL if how == "killed" else signal.SIGSTOP)
+        server.ensure_healthy()
+        assert server.process.pid != old
+        assert printed(run_cells(server, "print('alive=yes')"))["alive"] == "yes"
     finally:
         server.close()

@@ -16,7 +16,7 @@ import pytest
 
 from ..sandbox import ForkServer
 from .diagnose import explain_failure
-from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, save
+from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, safe_text, save
 from .student import StudentFault, StudentFile
 from .submissions import Submission, result_stem
 
@@ -68,9 +68,12 @@ class GradingPlugin:
         self.server = server
         self.on_done = on_done
         self.expected: dict[str, int] = {}
+        self.items: dict[str, list[pytest.Item]] = {}  # for a grader-problem row, should recording fail
         self.recorded: dict[str, list[tuple[tuple, TestResult]]] = defaultdict(list)
         self.open_files: dict[str, dict[str, StudentFile]] = {}
         self.finished = 0  # a count, not the results: memory must not grow with the class
+        self.collect_only = False  # only learn the hidden tests' identities (see identities_of)
+        self.identities: list[tuple[tuple, dict]] = []
 
     # --- collection -------------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -84,9 +87,13 @@ class GradingPlugin:
                                  ids=[result_stem(i) for i in ids])
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        if self.collect_only:
+            self.identities = [((str(i.path), i.function.__code__.co_firstlineno), test_identity(i)) for i in items]
+            return
         for item in items:
             student = item.callspec.params["submission"]
             self.expected[student] = self.expected.get(student, 0) + 1
+            self.items.setdefault(student, []).append(item)
         for student in self.submissions:  # a student with no test at all is finished already
             if student not in self.expected:
                 self._finish(student)
@@ -96,6 +103,7 @@ class GradingPlugin:
     def submission(self, request: pytest.FixtureRequest):
         student = request.param
         self.open_files[student] = {}
+        self.server.ensure_healthy()  # a fork server a classmate broke is replaced before this student
         yield self.submissions[student]
         for handle in self.open_files.pop(student, {}).values():
             handle.close()
@@ -133,7 +141,10 @@ class GradingPlugin:
                                    None if error is None else f"{type(error).__name__}: {error}", call.when,
                                    [], call.duration, call.start, call.stop, user_properties=item.user_properties)
         if call.when == "call" or (call.when == "setup" and error is not None):
-            self._record(item, error)
+            try:
+                self._record(item, error)
+            except Exception as problem:  # noqa: BLE001 - the fault wall: this student's row, never the class's
+                self._record(item, problem)
         return report
 
     def _record(self, item: pytest.Item, error: BaseException | None) -> None:
@@ -164,20 +175,56 @@ class GradingPlugin:
         if len(self.recorded[student]) == self.expected.get(student):
             self._finish(student)
 
-    def _finish(self, student: str) -> None:
+    def _finish(self, student: str, durable: bool = True) -> None:
+        """Write the student's result. Whatever goes wrong here is this student's grader problem: the
+        worker goes on with the next student."""
+        path = self.results_dir / f"{result_stem(student)}.json"
+        try:
+            result = self._result(student)
+            save(result, path, durable)
+        except Exception as problem:  # noqa: BLE001 - the fault wall between students
+            result = self._grader_problem(student, problem)
+            save(result, path)
+        self.items.pop(student, None)
+        self.finished += 1
+        self.on_done(result)
+
+    def _result(self, student: str) -> StudentResult:
         submission = self.submissions[student]
         handles = self.open_files.get(student, {})
         printed = "\n".join(text for h in handles.values() for text in h.output)
         notes = tuple(n for f in submission.files.values() for n in f.notes)
         for handle in handles.values():
-            notes += tuple(f"{handle.source.filename}: running the file stopped at {e.get('type')}: "
-                           f"{str(e.get('message'))[:200]}" for e in handle.load_errors[:1])
+            notes += tuple(f"{handle.source.filename}: running the file stopped at {safe_text(e.get('type'), 100)}: "
+                           f"{safe_text(e.get('message'), 200)}" for e in handle.load_errors[:1])
         problems = tuple(f.problem for f in submission.files.values() if f.problem)
         unreadable = tuple(name for name, f in submission.files.items() if f.problem and f.filename is not None)
         tests = tuple(test for _, test in sorted(self.recorded.pop(student, []), key=lambda pair: pair[0]))
-        result = StudentResult(student, tests, notes=notes, problems=problems, unreadable=unreadable,
-                               printed=printed[:16_384],
-                               isolation=self.server.isolation, fingerprint=self.fingerprints.get(student, ""))
-        save(result, self.results_dir / f"{result_stem(student)}.json")
-        self.finished += 1
-        self.on_done(result)
+        return StudentResult(student, tests, notes=notes, problems=problems, unreadable=unreadable,
+                             printed=safe_text(printed, 16_384), isolation=self.server.isolation,
+                             fingerprint=self.fingerprints.get(student, ""))
+
+    def finish_unopened(self, student: str, identities: list[tuple[tuple, dict]]) -> None:
+        """A student without a single gradable file: every hidden test is "not attempted" with the file's
+        problem, exactly the row grading would give, without a session, a child or a probe."""
+        files = self.submissions[student].files
+        for order, identity in identities:
+            problem = (files[identity["assignment"]].problem or "").strip() or "the check failed"
+            self.recorded[student].append((order, TestResult(score=0.0, status=FAILED, output=problem,
+                                                             attempted=False, **identity)))
+        self._finish(student, durable=False)  # a re-run after a crash answers it again in a millisecond
+
+    def _grader_problem(self, student: str, problem: BaseException) -> StudentResult:
+        """A row for a student whose result could not be built or written: every test the student has is a
+        grader problem (0 points, flagged for the instructor), with the reason."""
+        detail = "".join(traceback.format_exception(problem))
+        output = ("This check could not be recorded because of a problem in the grader, not in your code. "
+                  "Your instructor has been told.")
+        tests = []
+        for item in sorted(self.items.get(student, ()), key=lambda i: (str(i.path), i.function.__code__.co_firstlineno)):
+            identity = test_identity(item)
+            tests.append(TestResult(score=0.0, status=GRADER_ERROR, output=output, grader_detail=detail, **identity))
+        self.recorded.pop(student, None)
+        return StudentResult(student, tuple(tests), problems=(f"grader problem while recording this student: "
+                                                              f"{type(problem).__name__}",),
+                             isolation=self.server.isolation, fingerprint=self.fingerprints.get(student, ""))

@@ -21,7 +21,7 @@ from typing import Callable
 from .. import paths
 from ..sandbox import resolve
 from .quizzes import grade_class_quizzes
-from ..results import StudentResult, load
+from ..results import StudentResult, load, safe_result
 from .importers import ClassImport, import_class
 from .submissions import Submission, notebook_cells, result_stem
 from .worker import DISK_FULL_EXIT, dump_manifest
@@ -120,7 +120,7 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
         path = state_dir / f"{result_stem(student.student_id)}.json"
         if not path.exists():
             raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}")
-        results.append(replace(load(path), quizzes=quizzes[student.student_id]))
+        results.append(replace(load(path), quizzes=safe_result(quizzes[student.student_id])))  # saved results are safe
     return results
 
 

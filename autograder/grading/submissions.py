@@ -68,7 +68,7 @@ def result_stem(student_id: str) -> str:
     if SAFE_NAME.match(student_id) and student_id not in (".", ".."):
         return student_id
     slug = re.sub(r"[^\w.\-]+", "_", student_id).strip("._")[:40] or "student"
-    return f"{slug}-{hashlib.sha256(student_id.encode()).hexdigest()[:8]}"
+    return f"{slug}-{hashlib.sha256(student_id.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def strip_magics(source: str) -> tuple[str, bool]:

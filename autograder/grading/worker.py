@@ -56,14 +56,44 @@ def out_of_space(folder: Path) -> bool:
     return False
 
 
-def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer,
-              fingerprints: dict[str, str] | None = None, on_done=lambda result: None,
-              graders_dir: Path = GRADERS_DIR) -> GradingPlugin:
-    plugin = GradingPlugin(submissions, state_dir, server, fingerprints, on_done)
-    args = [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly", "-p", "no:logging",
+def pytest_args(graders_dir: Path) -> list[str]:
+    return [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly", "-p", "no:logging",
             "-p", "no:warnings", "--capture=no",
             "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
-    code = pytest.main(args, plugins=[plugin])
+
+
+def gradable(submission: Submission) -> bool:
+    """Whether at least one of the student's files can be run (the others are answered without running)."""
+    return any(f.problem is None for f in submission.files.values())
+
+
+def identities_of(graders_dir: Path, server: ForkServer) -> list[tuple[tuple, dict]]:
+    """The hidden tests' identities and order, from one collection for a placeholder student."""
+    placeholder = Submission("placeholder", {})
+    plugin = GradingPlugin([placeholder], Path(os.devnull), server)
+    plugin.collect_only = True
+    code = pytest.main([*pytest_args(graders_dir), "--collect-only"], plugins=[plugin])
+    if code != pytest.ExitCode.OK or not plugin.identities:
+        raise RuntimeError(f"the hidden tests could not be collected (pytest exit code {code})")
+    return plugin.identities
+
+
+def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer,
+              fingerprints: dict[str, str] | None = None, on_done=lambda result: None,
+              graders_dir: Path = GRADERS_DIR, identities: list[tuple[tuple, dict]] | None = None) -> GradingPlugin:
+    """Grade a chunk of students in one pytest session. With `identities` (identities_of), students without
+    a single gradable file are answered "not attempted" at once: no session item, no child, no probe."""
+    if identities is not None:
+        empty = [s for s in submissions if not gradable(s)]
+        if empty:
+            quick = GradingPlugin(empty, state_dir, server, fingerprints, on_done)
+            for submission in empty:
+                quick.finish_unopened(submission.student_id, identities)
+            submissions = [s for s in submissions if gradable(s)]
+            if not submissions:
+                return quick
+    plugin = GradingPlugin(submissions, state_dir, server, fingerprints, on_done)
+    code = pytest.main(pytest_args(graders_dir), plugins=[plugin])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and plugin.finished < len(submissions):
         raise RuntimeError(f"the hidden tests could not be collected or run (pytest exit code {code})")
     return plugin
@@ -80,12 +110,22 @@ def main(manifest_path: str) -> int:
 
     submissions = manifest["submissions"]
     state_dir = Path(manifest["state_dir"])
+    graders_dir = Path(manifest["graders_dir"])
     try:
+        identities = identities_of(graders_dir, server) if not all(map(gradable, submissions)) else None
         # One pytest session per chunk: collection stays cheap, and memory (pytest keeps every collected
-        # item) stays flat however large the class is.
-        for start in range(0, len(submissions), CHUNK):
-            run_shard(submissions[start:start + CHUNK], state_dir, server,
-                      manifest["fingerprints"], announce, Path(manifest["graders_dir"]))
+        # item) stays flat however large the class is. Students without a gradable file need no session.
+        chunk: list[Submission] = []
+        for submission in submissions:
+            if identities is not None and not gradable(submission):
+                run_shard([submission], state_dir, server, manifest["fingerprints"], announce, graders_dir, identities)
+                continue
+            chunk.append(submission)
+            if len(chunk) == CHUNK:
+                run_shard(chunk, state_dir, server, manifest["fingerprints"], announce, graders_dir)
+                chunk = []
+        if chunk:
+            run_shard(chunk, state_dir, server, manifest["fingerprints"], announce, graders_dir)
     except Exception:
         if out_of_space(state_dir):  # pytest reports a failed result write as its own internal error
             return DISK_FULL_EXIT

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import socket
 import subprocess
 import sys
@@ -23,12 +22,14 @@ import tempfile
 import time
 
 from .child import wire
+from .child.wipe import remove_tree
 from .config import SandboxConfig, SandboxLimits
 from .isolation import (CLEAN_ENV, HARNESS_DIR, HARNESS_MOUNT, SandboxUnavailable, bwrap_binary, bwrap_command,
                         landlock_abi, resolve)
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 POLL_SECONDS = 0.5  # how often a slow request's CPU time is checked
+PING_SECONDS = 60  # a fork server that does not answer a ping within this is replaced (a wedged one)
 
 
 class ChildFailure(Exception):
@@ -114,6 +115,7 @@ class ForkServer:
         # time a file's processes spent waiting for a CPU (a busy machine), given back to its time budget;
         # keyed by the budget's deadline, which all children of one student file share
         self.credit: dict[float, float] = {}
+        self.leftovers = 0  # paths the wipe after a child could not remove (logged)
 
     def _rlimits(self) -> dict:
         limits = self.config.limits
@@ -176,6 +178,34 @@ class ForkServer:
         socket.send_fds(self.control, [json.dumps(message).encode()], list(fds))
         return json.loads(self.control.recv(4096))
 
+    def ensure_healthy(self) -> None:
+        """Before a student: a fork server that is gone, stopped or does not answer is replaced by a fresh
+        one, so that whatever broke it costs no later classmate."""
+        if self.process is None:
+            return  # not started yet: the first spawn starts it
+        if self.current is not None:
+            self.current.retire()
+        if self._healthy():
+            return
+        print("sandbox: the fork server was gone or stopped answering; a fresh one was started", file=sys.stderr)
+        self.close()
+        self.start()
+
+    def _healthy(self) -> bool:
+        if self.process.poll() is not None or self.control is None:
+            return False
+        if self.zygote_pid is not None and _process_state(self.zygote_pid) in ("T", "t", "Z", "X", None):
+            return False
+        try:
+            self.control.settimeout(PING_SECONDS)
+            socket.send_fds(self.control, [json.dumps({"op": "ping"}).encode()], [])
+            return json.loads(self.control.recv(4096)).get("pong") is True
+        except (OSError, ValueError, AttributeError):
+            return False
+        finally:
+            if self.control is not None:
+                self.control.settimeout(300)
+
     def spawn(self, deadline: float | None = None) -> "Child":
         """A new child. The previous one is retired first: a reap kills everything the zygote's
         children started, so only one child may be alive at a time."""
@@ -199,11 +229,17 @@ class ForkServer:
         return self.current
 
     def reap(self) -> None:
-        """Kill everything the last child started (daemons, grandchildren, SIGTERM-ignorers)."""
+        """Kill everything the last child started (daemons, grandchildren, SIGTERM-ignorers), and remove
+        what it wrote. What could not be removed is logged; the next child gets a folder of a new name."""
         try:
-            self._command({"op": "reap"})
+            reply = self._command({"op": "reap"})
         except (OSError, ValueError):
             self.close()
+            return
+        if reply.get("left_count") or reply.get("problem"):
+            self.leftovers += int(reply.get("left_count") or 0)
+            print(f"sandbox: after a child, {reply.get('left_count')} path(s) could not be removed "
+                  f"{reply.get('left')!r:.2000} {reply.get('problem') or ''}", file=sys.stderr)
 
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None and self.control is not None:
@@ -224,9 +260,21 @@ class ForkServer:
             self.control.close()
             self.control = None
         if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            left = remove_tree(self.scratch)
+            if left:
+                print(f"sandbox: {len(left)} path(s) of the scratch folder could not be removed: {left[:5]!r}",
+                      file=sys.stderr)
             self.scratch = None
         self.zygote_pid = None
+
+
+def _process_state(pid: int) -> str | None:
+    """The kernel's one-letter state of a process (R, S, D, T stopped, Z zombie...), None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
 
 
 def _address_space_now() -> int:

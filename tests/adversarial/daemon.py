@@ -48,10 +48,15 @@ def _daemonize(execute):
         os._exit(0)
 
 
-_daemonize(False)
-_daemonize(True)
+_started, _refused = 0, []
+for _execute in (False, True):
+    try:
+        _daemonize(_execute)
+        _started += 1
+    except OSError as _exc:  # no process creation in the sandbox
+        _refused.append(type(_exc).__name__)
 time.sleep(0.3)
-print("daemons started")
+print("daemons started:", _started, "refused:", _refused)
 '''
 TWIN = stub_text(ASSIGNMENT)
 EVIDENCE = "daemons started"

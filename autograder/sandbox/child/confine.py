@@ -12,8 +12,11 @@ module too, to ask which Landlock ABI the kernel offers.
 - seccomp: no socket() at all (the child's own socket is already open; socketpair stays), no
   io_uring, no ptrace, process_vm_*, open_by_handle_at, kcmp, bpf, perf, keyrings or mounts, no new
   namespaces; kill/tgkill/tkill/rt_sig*queueinfo/pidfd_open only towards the child itself (or its
-  process group), whatever the Landlock ABI. clone3 answers ENOSYS so the C library falls back to
-  clone, whose flags can be checked.
+  process group), whatever the Landlock ABI. No new process or thread at all (clone, fork, vfork;
+  clone3 answers ENOSYS so that the C library falls back to clone, which is refused): the student's
+  code is one process, which its rlimits bound. prlimit64, setpriority, sched_set*, ioprio_set and
+  migrate/move_pages only on the child itself. No System V IPC, POSIX message queues, inotify or
+  fanotify.
 """
 from __future__ import annotations
 
@@ -124,7 +127,11 @@ _ARCH = {
         request_key=249, unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161,
         open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442,
         kill=62, rt_sigqueueinfo=129, tgkill=234, tkill=200, rt_tgsigqueueinfo=297, pidfd_open=434,
-        clone=56, clone3=435)),
+        clone=56, clone3=435, fork=57, vfork=58,
+        shmget=29, shmat=30, shmctl=31, shmdt=67, semget=64, semop=65, semctl=66, semtimedop=220, msgget=68,
+        msgsnd=69, msgrcv=70, msgctl=71, mq_open=240, inotify_init=253, inotify_init1=294, fanotify_init=300,
+        prlimit64=302, setpriority=141, sched_setparam=142, sched_setscheduler=144, sched_setaffinity=203,
+        sched_setattr=314, migrate_pages=256, move_pages=279, ioprio_set=251)),
     "aarch64": (0xC00000B7, False, dict(
         socket=198, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, ptrace=117,
         process_vm_readv=270, process_vm_writev=271, open_by_handle_at=265, pidfd_getfd=438,
@@ -132,20 +139,34 @@ _ARCH = {
         request_key=218, unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, chroot=51,
         open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442,
         kill=129, rt_sigqueueinfo=138, tgkill=131, tkill=130, rt_tgsigqueueinfo=240, pidfd_open=434,
-        clone=220, clone3=435)),
+        clone=220, clone3=435,
+        shmget=194, shmat=196, shmctl=195, shmdt=197, semget=190, semop=193, semctl=191, semtimedop=192,
+        msgget=186, msgsnd=189, msgrcv=188, msgctl=187, mq_open=180, inotify_init1=26, fanotify_init=262,
+        prlimit64=261, setpriority=140, sched_setparam=118, sched_setscheduler=119, sched_setaffinity=122,
+        sched_setattr=274, migrate_pages=238, move_pages=239, ioprio_set=30)),
 }
 DENIED = ("socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace", "process_vm_readv",
           "process_vm_writev", "open_by_handle_at", "pidfd_getfd", "pidfd_send_signal", "kcmp", "bpf",
           "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "unshare", "setns", "mount",
           "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
-          "mount_setattr")
+          "mount_setattr",
+          # No new process or thread: the student's code is one process, bounded by its own rlimits
+          # (RLIMIT_AS counts per process: a forked tree would hold many times the limit).
+          "clone", "fork", "vfork",
+          # System V IPC and POSIX message queues outlive the process (a channel to the next student);
+          # inotify and fanotify would watch files the child can name but not read.
+          "shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semctl", "semtimedop", "msgget", "msgsnd",
+          "msgrcv", "msgctl", "mq_open", "inotify_init", "inotify_init1", "fanotify_init")
 SIGNALS_BY_PID = ("kill", "rt_sigqueueinfo")             # pid, -pgid or 0
 SIGNALS_BY_TGID = ("tgkill", "tkill", "rt_tgsigqueueinfo", "pidfd_open")  # first argument must be us
-NEW_NAMESPACES = 0x7E020000  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
+# Limits, scheduling and memory placement of a process named by its first argument: only 0 (itself) or us.
+SELF_BY_ARG0 = ("prlimit64", "sched_setparam", "sched_setscheduler", "sched_setaffinity", "sched_setattr",
+                "migrate_pages", "move_pages")
+PRIO_PROCESS, IOPRIO_WHO_PROCESS = 0, 1  # setpriority / ioprio_set: (which, who): only a process, 0 or us
 
 _LD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ALLOW, _EPERM, _ENOSYS = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
-_NR, _ARCH_OFF, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (args[0]'s low half on little endian)
+_NR, _ARCH_OFF, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (args' low halves, little endian)
 
 
 def seccomp_program(own_pid: int, machine: str | None = None) -> list[tuple[int, int, int, int]] | None:
@@ -165,25 +186,39 @@ def seccomp_program(own_pid: int, machine: str | None = None) -> list[tuple[int,
     if refuse_x32:
         jump(_JGE, 0x40000000, "deny", 0)
     for name in DENIED:
-        jump(_JEQ, nr[name], "deny", 0)
+        if name in nr:  # fork, vfork and inotify_init exist on some machines only
+            jump(_JEQ, nr[name], "deny", 0)
     jump(_JEQ, nr["clone3"], "enosys", 0)
     for name in SIGNALS_BY_PID:
         jump(_JEQ, nr[name], "by_pid", 0)
     for name in SIGNALS_BY_TGID:
         jump(_JEQ, nr[name], "by_tgid", 0)
-    jump(_JEQ, nr["clone"], "clone", 0)
+    for name in SELF_BY_ARG0:
+        jump(_JEQ, nr[name], "self_arg0", 0)
+    jump(_JEQ, nr["setpriority"], "prio", 0)
+    jump(_JEQ, nr["ioprio_set"], "ioprio", 0)
     code.append((_RET, 0, 0, _ALLOW))  # everything else
     code.append(("label", "by_pid"))
     code.append((_LD, 0, 0, _ARG0))
     jump(_JEQ, own_pid, "allow", 0)
     jump(_JEQ, (-own_pid) & 0xFFFFFFFF, "allow", 0)
     jump(_JEQ, 0, "allow", "deny")
+    code.append(("label", "prio"))
+    code.append((_LD, 0, 0, _ARG0))
+    jump(_JEQ, PRIO_PROCESS, "who", "deny")
+    code.append(("label", "ioprio"))
+    code.append((_LD, 0, 0, _ARG0))
+    jump(_JEQ, IOPRIO_WHO_PROCESS, "who", "deny")
+    code.append(("label", "who"))
+    code.append((_LD, 0, 0, _ARG1))
+    jump(_JEQ, 0, "allow", 0)
+    jump(_JEQ, own_pid, "allow", "deny")
+    code.append(("label", "self_arg0"))
+    code.append((_LD, 0, 0, _ARG0))
+    jump(_JEQ, 0, "allow", 0)
     code.append(("label", "by_tgid"))
     code.append((_LD, 0, 0, _ARG0))
     jump(_JEQ, own_pid, "allow", "deny")
-    code.append(("label", "clone"))
-    code.append((_LD, 0, 0, _ARG0))
-    jump(_JSET, NEW_NAMESPACES, "deny", "allow")
     code.append(("label", "allow"))  # BPF jumps only forward: the verdicts come last
     code.append((_RET, 0, 0, _ALLOW))
     code.append(("label", "deny"))

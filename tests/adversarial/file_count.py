@@ -1,0 +1,37 @@
+from ._snippets import SCORES, solution_text
+
+ASSIGNMENT = SCORES
+TAG = "count"
+ATTACK = ("a huge count of files for the wipe: 60,000 empty files, 5,000 folders of 5 files and a folder of "
+          "hard links, with names that are newlines, dashes, dots and bytes in no encoding")
+CODE = solution_text(ASSIGNMENT) + '''
+import os
+
+_made = 0
+try:
+    os.mkdir("__MARK__-flat")
+    for _index in range(60_000):
+        os.close(os.open(f"__MARK__-flat/{_index}", os.O_CREAT | os.O_WRONLY, 0o600))
+        _made += 1
+    for _index in range(5_000):
+        _folder = f"__MARK__-wide/{_index}"
+        os.makedirs(_folder)
+        for _name in ("-rf", "\\n", "...", " ", "x"):
+            os.close(os.open(os.path.join(_folder, _name), os.O_CREAT | os.O_WRONLY, 0o600))
+            _made += 1
+    os.mkdir("__MARK__-links")
+    for _index in range(2_000):
+        os.link("__MARK__-flat/0", f"__MARK__-links/{_index}")
+        _made += 1
+    _bytes = os.fsencode("__MARK__-bytes")
+    os.mkdir(_bytes)
+    for _index in range(256):
+        os.close(os.open(_bytes + b"/" + bytes([_index or 1, 0xFF, 0xC0]), os.O_CREAT | os.O_WRONLY, 0o600))
+        _made += 1
+except OSError as _exc:
+    print("stopped after", _made, _exc)
+print("files made", _made)
+'''
+TWIN = solution_text(ASSIGNMENT)
+EVIDENCE = "files made"
+SAME_SCORE = True
