@@ -8,7 +8,8 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench sweep mutants sandbox-tools clean \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup sweep mutants \
+        sandbox-tools clean \
         report-screenshots
 
 help:
@@ -18,7 +19,8 @@ help:
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
-	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox)"
+	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox), then bench-startup"
+	@echo "make bench-startup                start-up profile (classes of 1, 10, 80, 1000) and one submission vs import torch"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
@@ -67,6 +69,11 @@ report-screenshots: grade
 
 bench: setup
 	$(PY) bench/bench_grading.py --n $(N)
+	$(MAKE) --no-print-directory bench-startup
+
+STARTUP_SIZES ?= 1,10,80,1000
+bench-startup: setup
+	$(PY) bench/bench_startup.py --sizes $(STARTUP_SIZES)
 
 SEEDS ?= 200
 sweep: setup

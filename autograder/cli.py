@@ -36,10 +36,12 @@ def main() -> None:
 def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str, allow_weak: bool,
           roster: Path | None) -> None:
     """Grade every student folder in SUBMISSIONS (default: the bundled demo class)."""
+    from . import profiling
     from .grading.runner import DiskFull, grade_class
-    from .reporting.outputs import write_outputs
     from .reporting.roster import join_roster, read_canvas_export
     from .sandbox import SandboxUnavailable
+
+    profiling.event("cli: grade command")
 
     export = None
     if roster is not None:
@@ -57,6 +59,7 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
 
         def progress(event: str, done: int, total: int) -> None:
             if event == "start":
+                preload_reports()
                 bar.update(task, total=total, completed=done)
             else:
                 bar.advance(task)
@@ -80,6 +83,9 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
         joined = join_roster([r.student_id for r in results], export[0])
         joined.assignment_ids = export[1]
         report_roster(joined, out)
+    profiling.event("cli: graded")
+    from .reporting.outputs import write_outputs  # matplotlib: after the grading, not in front of it
+
     try:
         write_outputs(out, results, joined)
     except OSError as exc:
@@ -87,9 +93,19 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             raise
         console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
         sys.exit(3)
+    profiling.event("cli: outputs written")
     summarize(results, out, warnings)
+    profiling.event("cli: summary printed")
     if any(r.grader_errors for r in results):
         sys.exit(2)
+
+
+def preload_reports() -> None:
+    """Import the report renderers (matplotlib) in the background while grading waits for the sandbox
+    and for the students' code, so that writing the outputs afterwards is not also paying for the import."""
+    import threading
+
+    threading.Thread(target=__import__, args=("autograder.reporting.outputs",), daemon=True).start()
 
 
 def report_roster(joined, out: Path) -> None:

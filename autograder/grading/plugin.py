@@ -14,6 +14,7 @@ from typing import Callable
 
 import pytest
 
+from .. import profiling
 from ..sandbox import ForkServer
 from .diagnose import explain_failure
 from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, save
@@ -84,6 +85,7 @@ class GradingPlugin:
                                  ids=[result_stem(i) for i in ids])
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        profiling.event("hidden tests collected", items=len(items))
         for item in items:
             student = item.callspec.params["submission"]
             self.expected[student] = self.expected.get(student, 0) + 1

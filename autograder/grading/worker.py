@@ -13,12 +13,14 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-import pytest
-
+from .. import profiling
 from ..paths import GRADERS_DIR
-from ..sandbox import ForkServer, SandboxConfig, SandboxLimits
-from .plugin import GradingPlugin
+from ..sandbox import SandboxConfig, SandboxLimits
+from ..sandbox.isolation import describe, landlock_abi
 from .submissions import SourceFile, Submission, result_stem
+
+# pytest, torch and the plugin are imported only where tests run: the coordinator imports this module
+# for the manifest, and a worker launches its fork server before paying for them (start-up, issue 21).
 
 CHUNK = 100  # students per pytest session in one worker
 DISK_FULL_EXIT = 75  # the worker stopped because OUT's disk is full
@@ -58,26 +60,49 @@ def out_of_space(folder: Path) -> bool:
 
 def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer,
               fingerprints: dict[str, str] | None = None, on_done=lambda result: None,
-              graders_dir: Path = GRADERS_DIR) -> GradingPlugin:
+              graders_dir: Path = GRADERS_DIR) -> "GradingPlugin":
+    import pytest
+
+    from .plugin import GradingPlugin
+
     plugin = GradingPlugin(submissions, state_dir, server, fingerprints, on_done)
     args = [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly", "-p", "no:logging",
             "-p", "no:warnings", "--capture=no",
             "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
+    profiling.event("pytest session start", students=len(submissions))
     code = pytest.main(args, plugins=[plugin])
+    profiling.event("pytest session end")
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and plugin.finished < len(submissions):
         raise RuntimeError(f"the hidden tests could not be collected or run (pytest exit code {code})")
     return plugin
 
 
+def launch_server(isolation: str, allow_weak: bool) -> "ForkServer":
+    """The shard's fork server, launched at once (it imports torch while the caller collects the tests).
+    The isolation was resolved (and bubblewrap probed) by the coordinator: it is not probed again."""
+    from ..sandbox.server import ForkServer
+
+    chosen = describe(isolation, landlock_abi() if isolation != "rlimits" else 0)
+    server = ForkServer(SandboxConfig(isolation=isolation, allow_weak=allow_weak,
+                                      limits=SandboxLimits.from_environment()), chosen)
+    server.launch()
+    return server
+
+
 def main(manifest_path: str) -> int:
+    profiling.event("worker start")
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of our uid reads our memory or environment
     manifest = read_manifest(Path(manifest_path))
-    server = ForkServer(SandboxConfig(isolation=manifest["isolation"], allow_weak=manifest["allow_weak"],
-                                      limits=SandboxLimits.from_environment()))
+    server = launch_server(manifest["isolation"], manifest["allow_weak"])
 
     def announce(result) -> None:
         print(f"done {result_stem(result.student_id)}", flush=True)
 
+    return grade_shard(manifest, server, announce)
+
+
+def grade_shard(manifest: dict, server: "ForkServer", announce, close: bool = True) -> int:
+    """Grade a manifest's students with `server`; DISK_FULL_EXIT when OUT's disk filled up, else 0."""
     submissions = manifest["submissions"]
     state_dir = Path(manifest["state_dir"])
     try:
@@ -91,9 +116,11 @@ def main(manifest_path: str) -> int:
             return DISK_FULL_EXIT
         raise
     finally:
-        server.close()
+        if close:
+            server.close()
     return 0
 
 
 if __name__ == "__main__":
+    profiling.set_role("worker")
     sys.exit(main(sys.argv[1]))

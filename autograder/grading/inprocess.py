@@ -1,0 +1,69 @@
+"""One shard graded in the coordinator's own process (a single submission, or --workers 1).
+
+A worker subprocess would import Python, pytest and torch once more only to hand results back; here the
+same engine (worker.grade_shard) runs in this process instead. Its fork server is launched first, so the
+zygote imports torch while this process imports pytest and torch and collects the hidden tests; the
+server is handed back open, so the quiz code answers are judged by the same warm zygote.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+from .. import profiling
+from ..sandbox.isolation import Isolation
+from .submissions import Submission
+from .worker import grade_shard
+
+PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
+ENV = "ATTNKIT_INPROCESS"  # "0": always grade in worker subprocesses (to compare, or to keep this process light)
+
+
+def wanted(shards: int) -> bool:
+    return shards == 1 and os.environ.get(ENV, "1") != "0"
+
+
+def launch(chosen: Isolation, allow_weak: bool):
+    """The fork server for this process, launched now; its hello is awaited at the first spawn."""
+    from ..sandbox import SandboxConfig, SandboxLimits
+    from ..sandbox.server import ForkServer
+
+    server = ForkServer(SandboxConfig(isolation=chosen.mode, allow_weak=allow_weak,
+                                      limits=SandboxLimits.from_environment()), chosen)
+    server.launch()
+    return server
+
+
+def grade_here(todo: list[Submission], state_dir: Path, log_path: Path, fingerprints: dict[str, str], server,
+               allow_weak: bool, graders_dir: Path, tick: Callable[[], None]) -> int:
+    """Grade every student of `todo` with `server` (left open). Returns the worker's exit code."""
+    manifest = {"state_dir": str(state_dir), "isolation": server.isolation, "allow_weak": allow_weak,
+                "fingerprints": fingerprints, "graders_dir": str(graders_dir), "submissions": todo}
+    libc = ctypes.CDLL(None)
+    dumpable = libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # as a worker: no process of our uid reads the hidden tests from memory
+    before = set(sys.modules)
+    profiling.event("in-process grading start", students=len(todo))
+    try:
+        # what the graders print goes to the log, as a worker's would
+        with open(log_path, "w", encoding="utf-8") as log, contextlib.redirect_stdout(log):
+            return grade_shard(manifest, server, lambda result: tick(), close=False)
+    finally:
+        forget_modules(before, graders_dir)
+        if dumpable > 0:
+            libc.prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0)
+        profiling.event("in-process grading end")
+
+
+def forget_modules(before: set[str], graders_dir: Path) -> None:
+    """Drop the hidden test modules this session imported, so that a later session (another graders
+    folder, an edited grader) imports its own files, as a fresh worker would."""
+    folder = str(graders_dir.resolve())
+    for name in set(sys.modules) - before:
+        path = getattr(sys.modules.get(name), "__file__", None) or ""
+        if os.path.realpath(path).startswith(folder + os.sep):
+            del sys.modules[name]
