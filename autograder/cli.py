@@ -196,4 +196,6 @@ def gradescope(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from .process_exit import run_command
+
+    run_command(main)  # outputs are written and synced: skip the interpreter's teardown

@@ -3,6 +3,7 @@ the keys of what is kept between runs."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -148,3 +149,24 @@ def test_one_shard_in_process_grades_as_a_worker_does_and_a_changed_grader_regra
     edited = {r.student_id: r for r in grade_class(submissions, tmp_path / "here", workers=1, graders_dir=graders)}
     assert sum(t.max_score for t in edited["right"].tests) == code_score["right"][1] + 100
     assert {r.fingerprint for r in edited.values()}.isdisjoint(r.fingerprint for r in here.values())
+
+
+def test_workers_judge_the_quiz_code_answers_so_the_coordinator_starts_no_fork_server(tmp_path, monkeypatch):
+    submissions = tmp_path / "class"
+    for name in ("ada", "linus"):
+        shutil.copytree(paths.DEMO_CLASS_DIR / name, submissions / name)
+    assert list(submissions.rglob("quiz_*.yaml"))
+    alone = {r.student_id: r for r in grade_class(submissions, tmp_path / "alone", workers=1)}
+    log = tmp_path / "profile.jsonl"
+    monkeypatch.setattr(profiling, "PATH", str(log))
+    monkeypatch.setenv(profiling.ENV, str(log))  # the workers record theirs too
+    sharded = {r.student_id: r for r in grade_class(submissions, tmp_path / "sharded", workers=2)}
+    assert sharded == alone
+    assert any(item.max_score for r in sharded.values() for q in r.quizzes for item in q.items)
+    events = profiling.read(str(log))
+    here = [e["event"] for e in events if e["pid"] == os.getpid()]
+    assert "quizzes graded" in here and "fork server launch" not in here
+    assert sum(e["event"] == "quiz code answers judged" for e in events) == 2
+    cache = tmp_path / "sharded" / quizzes.CODE_CACHE
+    assert json.loads(cache.read_text(encoding="utf-8")) == json.loads(
+        (tmp_path / "alone" / quizzes.CODE_CACHE).read_text(encoding="utf-8"))

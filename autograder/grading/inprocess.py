@@ -27,6 +27,30 @@ def wanted(shards: int) -> bool:
     return shards == 1 and os.environ.get(ENV, "1") != "0"
 
 
+def in_background(work: Callable[[], object]) -> Callable[[], object]:
+    """Start `work` in a thread; the returned function waits for its result (or raises its exception)."""
+    import threading
+
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the result
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def result():
+        thread.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+    return result
+
+
 def launch(chosen: Isolation, allow_weak: bool):
     """The fork server for this process, launched now; its hello is awaited at the first spawn."""
     from ..sandbox import SandboxConfig, SandboxLimits

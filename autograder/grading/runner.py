@@ -76,6 +76,7 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
     progress("start", len(students) - len(todo), len(students))
     profiling.event("submissions discovered", students=len(students), todo=len(todo))
     server = None  # the fork server of in-process grading, reused for the quizzes' code answers
+    quizzes_loaded = None
     try:
         if todo:
             chosen = resolve(isolation, allow_weak)
@@ -86,6 +87,7 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
             tick = lambda: progress("student", 0, len(students))  # noqa: E731
             count = workers or os.cpu_count() or 1
             if inprocess.wanted(max(1, min(count, len(todo)))):
+                quizzes_loaded = inprocess.in_background(_load_quizzes)  # while this process waits for its children
                 server = _grade_here(todo, state_dir, out_dir, fingerprints, chosen, allow_weak, graders_dir, tick)
             else:
                 _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
@@ -97,7 +99,7 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
             # a refused folder (a link, a clash of names) has nothing to read: its quizzes score 0
             folders = {s.student_id: Path(s.quiz_folder or nothing) for s in students}
             quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn,
-                                          server=server)
+                                          server=server, quizzes=quizzes_loaded() if quizzes_loaded else None)
         profiling.event("quizzes graded")
     finally:
         if server is not None:
@@ -117,6 +119,12 @@ def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
         return load(path).fingerprint == fingerprint
     except (OSError, ValueError, KeyError, TypeError):
         return False
+
+
+def _load_quizzes():
+    from .quizzes import load_class_quizzes
+
+    return load_class_quizzes()
 
 
 def _grade_here(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str], chosen,
@@ -150,6 +158,9 @@ def _grade_here(todo: list[Submission], state_dir: Path, out_dir: Path, fingerpr
 def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],
                  workers: int, isolation: str, allow_weak: bool, graders_dir: Path, tick: Callable[[], None],
                  warn: Callable[[str], None]) -> None:
+    from .quiz_prefetch import merge_into
+    from .quizzes import CODE_CACHE
+
     count = max(1, min(workers, len(todo)))
     shards = [todo[i::count] for i in range(count)]
     logs = out_dir / "logs"
@@ -162,7 +173,8 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
             manifest = Path(scratch) / f"shard-{index}.json"
             try:
                 dump_manifest(manifest, shard, state_dir, isolation, allow_weak,
-                              {s.student_id: fingerprints[s.student_id] for s in shard}, graders_dir)
+                              {s.student_id: fingerprints[s.student_id] for s in shard}, graders_dir,
+                              {"class": str(out_dir / CODE_CACHE), "shard": str(Path(scratch) / f"verdicts-{index}.json")})
             except OSError as exc:
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                     raise DiskFull(out_dir) from None
@@ -193,6 +205,8 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
             if code != 0:
                 failed.append(index)
             log.close()
+        if not failed:  # the workers' quiz code verdicts, kept for the quiz grading that follows
+            merge_into(out_dir / CODE_CACHE, [Path(scratch) / f"verdicts-{i}.json" for i in range(len(shards))])
     if disk_full:
         raise DiskFull(out_dir)
     if failed:

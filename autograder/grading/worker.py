@@ -27,10 +27,12 @@ DISK_FULL_EXIT = 75  # the worker stopped because OUT's disk is full
 
 
 def dump_manifest(path: Path, submissions: list[Submission], state_dir: Path, isolation: str, allow_weak: bool,
-                  fingerprints: dict[str, str], graders_dir: Path = GRADERS_DIR) -> None:
+                  fingerprints: dict[str, str], graders_dir: Path = GRADERS_DIR, quiz_verdicts: dict | None = None) -> None:
+    """quiz_verdicts: {"class": the class's verdict cache, "shard": this worker's own file} to judge the
+    shard's quiz code answers here too (grading/quiz_prefetch.py)."""
     path.write_text(json.dumps({
         "state_dir": str(state_dir), "isolation": isolation, "allow_weak": allow_weak,
-        "fingerprints": fingerprints, "graders_dir": str(graders_dir),
+        "fingerprints": fingerprints, "graders_dir": str(graders_dir), "quiz_verdicts": quiz_verdicts,
         "submissions": [asdict(s) for s in submissions]}), encoding="utf-8")
 
 
@@ -111,6 +113,13 @@ def grade_shard(manifest: dict, server: "ForkServer", announce, close: bool = Tr
         for start in range(0, len(submissions), CHUNK):
             run_shard(submissions[start:start + CHUNK], state_dir, server,
                       manifest["fingerprints"], announce, Path(manifest["graders_dir"]))
+        if manifest.get("quiz_verdicts"):  # with this warm fork server, so the coordinator needs none
+            from .quiz_prefetch import judge_in_worker
+
+            judge_in_worker(submissions, Path(manifest["quiz_verdicts"]["class"]),
+                            Path(manifest["quiz_verdicts"]["shard"]), server, manifest["isolation"],
+                            manifest["allow_weak"])
+            profiling.event("quiz code answers judged")
     except Exception:
         if out_of_space(state_dir):  # pytest reports a failed result write as its own internal error
             return DISK_FULL_EXIT
@@ -122,5 +131,7 @@ def grade_shard(manifest: dict, server: "ForkServer", announce, close: bool = Tr
 
 
 if __name__ == "__main__":
+    from ..process_exit import exit_now
+
     profiling.set_role("worker")
-    sys.exit(main(sys.argv[1]))
+    exit_now(main(sys.argv[1]))  # results are written and synced: skip torch's teardown
