@@ -111,19 +111,25 @@ def profile_sizes(kit: Kit, sizes: list[int], scratch: Path, full: bool) -> None
         print(profiling.timeline(profiling.read(str(log))))
 
 
-def side_by_side(kit: Kit, scratch: Path, repeats: int, otter: bool) -> None:
+def side_by_side(kit: Kit, scratch: Path, repeats: int, otter: bool, other: Kit | None = None) -> None:
     submissions = one_student(scratch / "one")
     otter_work = prepare_otter(scratch) if otter else None
     gs_submission = submissions / "student"
     rows: dict[str, list[tuple[float, float]]] = {}
     for round_ in range(repeats):
         rows.setdefault("attnkit grade, 1 student", []).append(kit.grade(submissions, scratch / "out-one")[:2])
+        if other is not None:
+            rows.setdefault("  other kit: attnkit grade", []).append(
+                other.grade(submissions, scratch / "out-one-other")[:2])
         rows.setdefault("bare import torch", []).append(
             timed([sys.executable, "-c", "import torch"], scratch)[:2])
         if otter_work is not None:
             rows.setdefault("otter run, 1 notebook", []).append(timed(otter_command(otter_work), otter_work)[:2])
         rows.setdefault("gradescope entry, 1 submission", []).append(
             kit.gradescope(gs_submission, scratch / "results.json")[:2])
+        if other is not None:
+            rows.setdefault("  other kit: gradescope entry", []).append(
+                other.gradescope(gs_submission, scratch / "results-other.json")[:2])
         print(f"round {round_ + 1}/{repeats}: " + "; ".join(f"{k} {v[-1][0]:.2f} s" for k, v in rows.items()),
               flush=True)
     medians = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in rows.items()}
@@ -135,8 +141,12 @@ def side_by_side(kit: Kit, scratch: Path, repeats: int, otter: bool) -> None:
         print(f"  {name:34s} {wall:8.2f} {cpu:8.2f} {wall / bare_wall:10.2f} {cpu / bare_cpu:9.2f}")
     if "otter run, 1 notebook" in medians:
         otter_wall, otter_cpu = medians["otter run, 1 notebook"]
-        kit_wall, kit_cpu = medians["attnkit grade, 1 student"]
-        print(f"  attnkit / otter run: {kit_wall / otter_wall:.2f} (wall), {kit_cpu / otter_cpu:.2f} (CPU)")
+        for name in ("attnkit grade, 1 student", "  other kit: attnkit grade"):
+            if name in medians:
+                print(f"  {name.strip()} / otter run: {medians[name][0] / otter_wall:.2f} (wall), "
+                      f"{medians[name][1] / otter_cpu:.2f} (CPU)")
+    if other is not None:
+        print(f"  (other kit at {other.root})")
 
 
 def main() -> None:
@@ -146,6 +156,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="alternating rounds of the side-by-side timing")
     parser.add_argument("--no-otter", action="store_true")
     parser.add_argument("--kit-root", type=Path, default=ROOT, help="the checkout of the kit to time")
+    parser.add_argument("--compare-root", type=Path, default=None,
+                        help="another checkout (e.g. an export of the main branch), timed in the same rounds")
     args = parser.parse_args()
     kit = Kit(args.kit_root.resolve())
     with tempfile.TemporaryDirectory(prefix="attnkit-startup-") as scratch_name:
@@ -153,8 +165,12 @@ def main() -> None:
         sizes = [int(n) for n in args.sizes.split(",") if n.strip()]
         if sizes:
             profile_sizes(kit, sizes, scratch, args.full)
+            if args.compare_root is not None:
+                print(f"\n-- the same classes graded by the other kit ({args.compare_root}) --")
+                profile_sizes(Kit(args.compare_root.resolve()), sizes, scratch / "other", args.full)
         if args.repeats > 0:
-            side_by_side(kit, scratch, args.repeats, not args.no_otter)
+            other = Kit(args.compare_root.resolve()) if args.compare_root is not None else None
+            side_by_side(kit, scratch, args.repeats, not args.no_otter, other)
 
 
 if __name__ == "__main__":

@@ -11,13 +11,14 @@ import contextlib
 import ctypes
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Callable
 
 from .. import profiling
 from ..sandbox.isolation import Isolation
 from .submissions import Submission
-from .worker import grade_shard
+from .worker import DISK_FULL_EXIT, grade_shard
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 ENV = "ATTNKIT_INPROCESS"  # "0": always grade in worker subprocesses (to compare, or to keep this process light)
@@ -91,3 +92,52 @@ def forget_modules(before: set[str], graders_dir: Path) -> None:
         path = getattr(sys.modules.get(name), "__file__", None) or ""
         if os.path.realpath(path).startswith(folder + os.sep):
             del sys.modules[name]
+
+
+def grade(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str], chosen: Isolation,
+          allow_weak: bool, graders_dir: Path, tick: Callable[[], None]):
+    """Grade the one shard here. Returns its fork server, still open, and a function that returns the
+    class's quizzes, loaded meanwhile. Fails as a worker would: DiskFull, or a grader problem with the
+    traceback in OUT/logs/worker-0.log."""
+    from ..sandbox import SandboxUnavailable
+    from .runner import DiskFull
+
+    server = launch(chosen, allow_weak)
+    quizzes = in_background(_load_quizzes)  # while this process waits for the zygote and the children
+    log = out_dir / "logs" / "worker-0.log"
+    try:
+        log.parent.mkdir(exist_ok=True)
+        code = grade_here(todo, state_dir, log, fingerprints, server, allow_weak, graders_dir, tick)
+    except SandboxUnavailable:
+        server.close()
+        raise
+    except Exception as exc:
+        server.close()
+        detail = "".join(traceback.format_exception(exc))
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(detail)
+        raise RuntimeError(f"grading worker(s) [0] failed (a grader problem, not a student's):\n{detail[-3000:]}") \
+            from exc
+    except BaseException:
+        server.close()
+        raise
+    if code == DISK_FULL_EXIT:
+        server.close()
+        raise DiskFull(out_dir)
+    return server, quizzes
+
+
+@contextlib.contextmanager
+def closing(server):
+    """Close the in-process fork server (if any) when the quizzes are graded, whatever happens."""
+    try:
+        yield server
+    finally:
+        if server is not None:
+            server.close()
+
+
+def _load_quizzes():
+    from .quizzes import load_class_quizzes
+
+    return load_class_quizzes()

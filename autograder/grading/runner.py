@@ -14,12 +14,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 from typing import Callable
 
 from .. import paths, profiling
-from ..sandbox import SandboxUnavailable, resolve
+from ..sandbox import resolve
 from . import inprocess
 from ..results import StudentResult, load
 from .submissions import Submission, discover, not_graded, notebook_cells, result_stem
@@ -75,35 +74,30 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
     todo = [s for s in students if not _up_to_date(state_dir, s, fingerprints[s.student_id])]
     progress("start", len(students) - len(todo), len(students))
     profiling.event("submissions discovered", students=len(students), todo=len(todo))
-    server = None  # the fork server of in-process grading, reused for the quizzes' code answers
-    quizzes_loaded = None
-    try:
-        if todo:
-            chosen = resolve(isolation, allow_weak)
-            profiling.event("isolation resolved", mode=chosen.mode)
-            announce(f"sandbox: {chosen.description}")
-            if chosen.warning:
-                warn(chosen.warning)
-            tick = lambda: progress("student", 0, len(students))  # noqa: E731
-            count = workers or os.cpu_count() or 1
-            if inprocess.wanted(max(1, min(count, len(todo)))):
-                quizzes_loaded = inprocess.in_background(_load_quizzes)  # while this process waits for its children
-                server = _grade_here(todo, state_dir, out_dir, fingerprints, chosen, allow_weak, graders_dir, tick)
-            else:
-                _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
-                             allow_weak, graders_dir, tick, warn)
-            profiling.event("code graded")
-        from .quizzes import grade_class_quizzes  # YAML and JSON Schema: not in front of the fork server's launch
+    server = quizzes_loaded = None  # one shard: its fork server (for the quizzes' code answers) and quiz files
+    if todo:
+        chosen = resolve(isolation, allow_weak)
+        profiling.event("isolation resolved", mode=chosen.mode)
+        announce(f"sandbox: {chosen.description}")
+        if chosen.warning:
+            warn(chosen.warning)
+        tick = lambda: progress("student", 0, len(students))  # noqa: E731
+        count = workers or os.cpu_count() or 1
+        if inprocess.wanted(max(1, min(count, len(todo)))):
+            server, quizzes_loaded = inprocess.grade(todo, state_dir, out_dir, fingerprints, chosen, allow_weak,
+                                                     graders_dir, tick)
+        else:
+            _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
+                         allow_weak, graders_dir, tick, warn)
+        profiling.event("code graded")
+    from .quizzes import grade_class_quizzes  # YAML and JSON Schema: not in front of the fork server's launch
 
-        with tempfile.TemporaryDirectory(prefix="attnkit-nothing-") as nothing:
-            # a refused folder (a link, a clash of names) has nothing to read: its quizzes score 0
-            folders = {s.student_id: Path(s.quiz_folder or nothing) for s in students}
-            quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn,
-                                          server=server, quizzes=quizzes_loaded() if quizzes_loaded else None)
-        profiling.event("quizzes graded")
-    finally:
-        if server is not None:
-            server.close()
+    with tempfile.TemporaryDirectory(prefix="attnkit-nothing-") as nothing, inprocess.closing(server):
+        # a refused folder (a link, a clash of names) has nothing to read: its quizzes score 0
+        folders = {s.student_id: Path(s.quiz_folder or nothing) for s in students}
+        quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn, server=server,
+                                      quizzes=quizzes_loaded() if quizzes_loaded else None)
+    profiling.event("quizzes graded")
     results = []
     for student in students:
         path = state_dir / f"{result_stem(student.student_id)}.json"
@@ -119,40 +113,6 @@ def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
         return load(path).fingerprint == fingerprint
     except (OSError, ValueError, KeyError, TypeError):
         return False
-
-
-def _load_quizzes():
-    from .quizzes import load_class_quizzes
-
-    return load_class_quizzes()
-
-
-def _grade_here(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str], chosen,
-                allow_weak: bool, graders_dir: Path, tick: Callable[[], None]):
-    """One shard: graded in this process (grading/inprocess.py); returns its fork server, still open. Fails
-    as a worker would: DiskFull, or a grader problem with the traceback in logs/worker-0.log."""
-    server = inprocess.launch(chosen, allow_weak)
-    log = out_dir / "logs" / "worker-0.log"
-    try:
-        log.parent.mkdir(exist_ok=True)
-        code = inprocess.grade_here(todo, state_dir, log, fingerprints, server, allow_weak, graders_dir, tick)
-    except SandboxUnavailable:
-        server.close()
-        raise
-    except Exception as exc:
-        server.close()
-        detail = "".join(traceback.format_exception(exc))
-        with open(log, "a", encoding="utf-8") as handle:
-            handle.write(detail)
-        raise RuntimeError(f"grading worker(s) [0] failed (a grader problem, not a student's):\n{detail[-3000:]}") \
-            from exc
-    except BaseException:
-        server.close()
-        raise
-    if code == DISK_FULL_EXIT:
-        server.close()
-        raise DiskFull(out_dir)
-    return server
 
 
 def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],

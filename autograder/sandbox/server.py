@@ -225,8 +225,9 @@ class ForkServer:
             self.close()
 
     def close(self) -> None:
+        # before its hello the zygote has forked nothing, so there is nothing to reap
         if self.process is not None and self.process.poll() is None and self.control is not None and self.hello:
-            try:  # (before its hello the zygote has forked nothing to reap) without a PID namespace, what the last child left running outlives a killed zygote
+            try:  # without a PID namespace, what the last child left running outlives a killed zygote
                 self.control.settimeout(10)
                 socket.send_fds(self.control, [json.dumps({"op": "reap"}).encode()], [])
                 self.control.recv(4096)
