@@ -170,7 +170,8 @@ class ForkServer:
         profiling.event("fork server hello received")
         times = {"process started": profiling.process_start(self.zygote_pid or "self"), **(hello.get("times") or {})}
         for name, at in times.items() if profiling.enabled() else ():
-            profiling.record(name, float(at), self.zygote_pid or -1, "fork server (zygote)")
+            wall, cpu = at if isinstance(at, list) else (at, None)  # (wall clock, CPU) from the zygote
+            profiling.record(name, float(wall), self.zygote_pid or -1, "fork server (zygote)", cpu)
 
     def _host_pid(self, inner: int) -> int | None:
         if self.isolation != "bwrap":
