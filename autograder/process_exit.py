@@ -27,9 +27,11 @@ def exit_now(code: object = 0) -> None:
 
 
 def run_command(main) -> None:
-    """Run a click command group as a program, ending with exit_now."""
+    """Run a click command group as a program; end with exit_now once torch is loaded (a single shard
+    graded in this process), else as usual."""
     try:
         main()
     except SystemExit as done:
-        exit_now(done.code)
-    exit_now(0)
+        if "torch" in sys.modules:
+            exit_now(done.code)
+        raise

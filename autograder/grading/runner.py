@@ -22,7 +22,7 @@ from ..sandbox import resolve
 from . import inprocess
 from ..results import StudentResult, load
 from .submissions import Submission, discover, not_graded, notebook_cells, result_stem
-from .version import grader_version  # noqa: F401 - also imported from here by others
+from .version import grader_version
 from .worker import DISK_FULL_EXIT, dump_manifest
 
 STATE = ".state"
