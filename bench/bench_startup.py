@@ -108,7 +108,8 @@ def profile_sizes(kit: Kit, sizes: list[int], scratch: Path, full: bool) -> None
         kind = "empty folders" if count >= 1000 and not full else "real submissions"
         print(f"\n== class of {count} ({kind}): {wall:.2f} s wall, {cpu:.2f} s CPU (all processes), "
               f"peak {peak / 2**20:.0f} MiB PSS ==")
-        print(profiling.timeline(profiling.read(str(log))))
+        print(profiling.timeline(profiling.read(str(log))) if log.exists() else
+              "  (no events: this checkout of the kit records no profile)")
 
 
 def side_by_side(kit: Kit, scratch: Path, repeats: int, otter: bool, other: Kit | None = None) -> None:
