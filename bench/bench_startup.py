@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -40,16 +41,48 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+class TreeCPU(threading.Thread):
+    """CPU seconds of every process of our tree, sampled: a sandbox's zygote runs in bubblewrap's PID
+    namespace and is killed, never waited for, so its CPU time never reaches RUSAGE_CHILDREN."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.seen: dict[tuple[int, int], float] = {}  # (pid, start tick) -> own CPU seconds, last sampled
+        self.running = True
+        self.memory = TreeMemory()
+
+    def run(self) -> None:
+        ticks = os.sysconf("SC_CLK_TCK")
+        while self.running:
+            for pid in self.memory.tree()[1:]:
+                try:
+                    with open(f"/proc/{pid}/stat") as stat:
+                        fields = stat.read().rsplit(")", 1)[1].split()
+                    self.seen[pid, int(fields[19])] = (int(fields[11]) + int(fields[12])) / ticks
+                except (OSError, ValueError, IndexError):
+                    pass
+            time.sleep(0.05)
+
+    def total(self) -> float:
+        self.running = False
+        self.join()
+        return sum(self.seen.values())
+
+
 def timed(command: list[str], cwd: Path, env: dict | None = None, memory: bool = False) -> tuple[float, float, int]:
-    """(wall s, CPU s of the whole process tree, peak PSS bytes or 0) of one command, which must succeed."""
+    """(wall s, CPU s of the whole process tree, peak PSS bytes or 0) of one command, which must succeed.
+    CPU: the larger of what the finished descendants report (RUSAGE_CHILDREN) and the sampled sum over
+    every process seen in the tree (which also counts processes nobody waits for)."""
     start, cpu = time.perf_counter(), children_cpu()
+    sampler = TreeCPU()
+    sampler.start()
     if memory:
         with TreeMemory() as tree:
             run = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
         peak = tree.peak
     else:
         run, peak = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True), 0
-    wall, cpu = time.perf_counter() - start, children_cpu() - cpu
+    wall, cpu = time.perf_counter() - start, max(children_cpu() - cpu, sampler.total())
     if run.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed ({run.returncode}):\n{run.stdout[-1500:]}\n{run.stderr[-3000:]}")
     return wall, cpu, peak
