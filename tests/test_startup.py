@@ -170,3 +170,14 @@ def test_workers_judge_the_quiz_code_answers_so_the_coordinator_starts_no_fork_s
     cache = tmp_path / "sharded" / quizzes.CODE_CACHE
     assert json.loads(cache.read_text(encoding="utf-8")) == json.loads(
         (tmp_path / "alone" / quizzes.CODE_CACHE).read_text(encoding="utf-8"))
+
+
+def test_no_fork_server_starts_for_a_shard_without_code_to_run(tmp_path, monkeypatch):
+    submissions = tmp_path / "class"
+    (submissions / "nobody").mkdir(parents=True)
+    log = tmp_path / "profile.jsonl"
+    monkeypatch.setattr(profiling, "PATH", str(log))
+    (result,) = grade_class(submissions, tmp_path / "out", workers=1)
+    assert result.problems and all(t.score == 0 for t in result.tests)
+    names = [e["event"] for e in profiling.read(str(log))]
+    assert "hidden tests collected" in names and "fork server launch" not in names

@@ -18,7 +18,7 @@ from typing import Callable
 from .. import profiling
 from ..sandbox.isolation import Isolation
 from .submissions import Submission
-from .worker import DISK_FULL_EXIT, grade_shard
+from .worker import DISK_FULL_EXIT, grade_shard, needs_sandbox
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 ENV = "ATTNKIT_INPROCESS"  # "0": always grade in worker subprocesses (to compare, or to keep this process light)
@@ -52,14 +52,16 @@ def in_background(work: Callable[[], object]) -> Callable[[], object]:
     return result
 
 
-def launch(chosen: Isolation, allow_weak: bool):
-    """The fork server for this process, launched now; its hello is awaited at the first spawn."""
+def launch(chosen: Isolation, allow_weak: bool, eager: bool = True):
+    """The fork server for this process, launched now when `eager` (else at the first spawn); its hello
+    is awaited at the first spawn."""
     from ..sandbox import SandboxConfig, SandboxLimits
     from ..sandbox.server import ForkServer
 
     server = ForkServer(SandboxConfig(isolation=chosen.mode, allow_weak=allow_weak,
                                       limits=SandboxLimits.from_environment()), chosen)
-    server.launch()
+    if eager:
+        server.launch()
     return server
 
 
@@ -102,7 +104,7 @@ def grade(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: 
     from ..sandbox import SandboxUnavailable
     from .runner import DiskFull
 
-    server = launch(chosen, allow_weak)
+    server = launch(chosen, allow_weak, needs_sandbox(todo))
     quizzes = in_background(_load_quizzes)  # while this process waits for the zygote and the children
     log = out_dir / "logs" / "worker-0.log"
     try:

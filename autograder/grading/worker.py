@@ -79,15 +79,22 @@ def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer
     return plugin
 
 
-def launch_server(isolation: str, allow_weak: bool) -> "ForkServer":
-    """The shard's fork server, launched at once (it imports torch while the caller collects the tests).
-    The isolation was resolved (and bubblewrap probed) by the coordinator: it is not probed again."""
+def needs_sandbox(submissions: list[Submission]) -> bool:
+    """Whether some student of the shard handed in a file to run (else no fork server ever starts)."""
+    return any(f.filename is not None and not f.problem for s in submissions for f in s.files.values())
+
+
+def launch_server(isolation: str, allow_weak: bool, eager: bool = True) -> "ForkServer":
+    """The shard's fork server, launched at once when `eager` (it imports torch while the caller collects
+    the tests), else at the first spawn. The isolation was resolved (and bubblewrap probed) by the
+    coordinator: it is not probed again."""
     from ..sandbox.server import ForkServer
 
     chosen = describe(isolation, landlock_abi() if isolation != "rlimits" else 0)
     server = ForkServer(SandboxConfig(isolation=isolation, allow_weak=allow_weak,
                                       limits=SandboxLimits.from_environment()), chosen)
-    server.launch()
+    if eager:
+        server.launch()
     return server
 
 
@@ -95,7 +102,7 @@ def main(manifest_path: str) -> int:
     profiling.event("worker start")
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of our uid reads our memory or environment
     manifest = read_manifest(Path(manifest_path))
-    server = launch_server(manifest["isolation"], manifest["allow_weak"])
+    server = launch_server(manifest["isolation"], manifest["allow_weak"], needs_sandbox(manifest["submissions"]))
 
     def announce(result) -> None:
         print(f"done {result_stem(result.student_id)}", flush=True)
