@@ -8,8 +8,8 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-empty sweep mutants \
-        sandbox-tools browser-tools clean \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty \
+        sweep mutants sandbox-tools browser-tools clean \
         report-screenshots
 
 help:
@@ -20,7 +20,8 @@ help:
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 	@echo "make browser-tools                install Debian's chromium where possible (the review page's browser test)"
-	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox)"
+	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox), then bench-startup"
+	@echo "make bench-startup                start-up profile (classes of 1, 10, 80, 1000) and one submission vs import torch"
 	@echo "make bench-empty [EMPTY=10000]    time grading a class of empty folders (no sandbox needed)"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
@@ -77,6 +78,11 @@ report-screenshots: grade
 
 bench: setup
 	$(PY) bench/bench_grading.py --n $(N)
+	$(MAKE) --no-print-directory bench-startup
+
+STARTUP_SIZES ?= 1,10,80,1000
+bench-startup: setup
+	$(PY) bench/bench_startup.py --sizes $(STARTUP_SIZES)
 
 EMPTY ?= 10000
 bench-empty: setup

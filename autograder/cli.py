@@ -39,12 +39,14 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
           roster: Path | None) -> None:
     """Grade every student in SUBMISSIONS (default: the bundled demo class): folders, a Canvas download, a
     Gradescope export, an nbgrader course root, or a zip of any of them."""
+    from . import profiling
     from .grading.importers import import_class
     from .grading.importers.detect import NotAClass
     from .grading.runner import IMPORT, STATE, DiskFull, grade_class, shipped_stubs
-    from .reporting.outputs import write_outputs
     from .reporting.roster import join_roster, read_canvas_export
     from .sandbox import SandboxUnavailable
+
+    profiling.event("cli: grade command")
 
     export = None
     if roster is not None:
@@ -80,6 +82,7 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
 
         def progress(event: str, done: int, total: int) -> None:
             if event == "start":  # reset: students graded by an earlier run say nothing about the speed now
+                preload_reports()
                 bar.reset(task, total=total, completed=done)
             else:
                 bar.advance(task)
@@ -103,6 +106,9 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
         joined = join_roster([r.student_id for r in results], export[0], imported.identities)
         joined.assignment_ids = export[1]
         report_roster(joined, out)
+    profiling.event("cli: graded")
+    from .reporting.outputs import write_outputs  # matplotlib: after the grading, not in front of it
+
     try:
         write_outputs(out, results, joined, imported.identities, imported.skipped)
     except OSError as exc:
@@ -110,7 +116,9 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
             sys.exit(3)
         refuse(f"The results could not be written to {out} ({exc.strerror or type(exc).__name__}).")
+    profiling.event("cli: outputs written")
     summarize(results, out, warnings, imported.skipped)
+    profiling.event("cli: summary printed")
     if any(r.grader_errors for r in results):
         sys.exit(2)
 
@@ -143,6 +151,14 @@ def refuse(sentence: str | None) -> None:
     if sentence:
         console.print(sentence, style="bold red", markup=False, highlight=False, soft_wrap=True)  # one line
         sys.exit(2)
+
+
+def preload_reports() -> None:
+    """Import the report renderers (matplotlib) in the background while grading waits for the sandbox
+    and for the students' code, so that writing the outputs afterwards is not also paying for the import."""
+    import threading
+
+    threading.Thread(target=__import__, args=("autograder.reporting.outputs",), daemon=True).start()
 
 
 def report_roster(joined, out: Path) -> None:
@@ -244,4 +260,6 @@ def gradescope(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from .process_exit import run_command
+
+    run_command(main)  # outputs are written and synced: skip the interpreter's teardown

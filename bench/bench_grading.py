@@ -139,7 +139,8 @@ def bare_import_torch(repeats: int = 3) -> float:
     return statistics.median(times)
 
 
-def otter_run(scratch: Path, repeats: int = 3) -> float | None:
+def prepare_otter(scratch: Path) -> Path | None:
+    """An otter autograder for attention_scores and the solution notebook, in scratch/otter; None without otter."""
     otter = Path(sys.executable).with_name("otter")
     if not otter.exists():
         return None
@@ -151,11 +152,21 @@ def otter_run(scratch: Path, repeats: int = 3) -> float | None:
     if made.returncode != 0 or not (work / "autograder.zip").exists():
         print("otter generate failed:", made.stderr[-500:])
         return None
+    return work
+
+
+def otter_command(work: Path) -> list[str]:
+    return [str(Path(sys.executable).with_name("otter")), "run", "-a", "autograder.zip", "submission.ipynb"]
+
+
+def otter_run(scratch: Path, repeats: int = 3) -> float | None:
+    work = prepare_otter(scratch)
+    if work is None:
+        return None
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        run = subprocess.run([str(otter), "run", "-a", "autograder.zip", "submission.ipynb"], cwd=work,
-                             capture_output=True, text=True)
+        run = subprocess.run(otter_command(work), cwd=work, capture_output=True, text=True)
         times.append(time.perf_counter() - start)
         if run.returncode != 0:
             print("otter run failed:", run.stderr[-500:])

@@ -14,6 +14,7 @@ from typing import Callable
 
 import pytest
 
+from .. import profiling
 from ..sandbox import ForkServer
 from .diagnose import explain_failure
 from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, safe_text, save
@@ -87,6 +88,7 @@ class GradingPlugin:
                                  ids=[result_stem(i) for i in ids])
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        profiling.event("hidden tests collected", items=len(items))
         if self.collect_only:
             self.identities = [((str(i.path), i.function.__code__.co_firstlineno), test_identity(i)) for i in items]
             return

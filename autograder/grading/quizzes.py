@@ -31,25 +31,56 @@ def load_class_quizzes(folder: Path = paths.QUIZZES_DIR) -> list[Quiz]:
 
 def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str = "auto",
                         quizzes: list[Quiz] | None = None,
-                        warn=lambda text: None, allow_weak: bool = False) -> dict[str, tuple[QuizResult, ...]]:
-    """Every student's quizzes: student id -> results, in quiz order. Writes the review queue."""
+                        warn=lambda text: None, allow_weak: bool = False,
+                        server=None) -> dict[str, tuple[QuizResult, ...]]:
+    """Every student's quizzes: student id -> results, in quiz order. Writes the review queue. `server`: a
+    fork server already running (the code grading's), used instead of starting one; the caller closes it."""
     quizzes = load_class_quizzes() if quizzes is None else quizzes
     sheets = {sid: {quiz.id: _read(quiz, folder) for quiz in quizzes} for sid, folder in folders.items()}
     decisions = load_decisions(out_dir / REVIEW_FILE, {q.id: q for q in quizzes})
     for text in decisions.warnings:
         warn(text)
+    fresh_verdict_cache(out_dir / CODE_CACHE)
     evaluator = CodeEvaluator(isolation, out_dir / CODE_CACHE, allow_weak)
+    evaluator.server = server
     try:
         evaluator.evaluate(_code_answers(quizzes, sheets))
+        stamp_verdict_cache(out_dir / CODE_CACHE)
         context = GradingContext(evaluator, decisions)
         graded = {sid: tuple(_grade(quiz, sheets[sid][quiz.id], folder, context) for quiz in quizzes)
                   for sid, folder in folders.items()}
     finally:
-        evaluator.close()
+        if server is None:
+            evaluator.close()
     queue = _queue(graded)
     if queue or (out_dir / QUEUE).exists():  # nothing to review and nothing to clear: OUT stays as it was
         write_queue(out_dir, queue)
     return {sid: tuple(convert(result, folders[sid]) for result in results) for sid, results in graded.items()}
+
+
+def _verdict_stamp(cache: Path) -> tuple[Path, str, bool]:
+    from .version import code_verdict_version
+
+    stamp, version = cache.with_name(cache.name + ".version"), code_verdict_version()
+    try:
+        return stamp, version, stamp.read_text(encoding="utf-8").strip() == version
+    except OSError:
+        return stamp, version, False
+
+
+def fresh_verdict_cache(cache: Path) -> None:
+    """Drop kept code verdicts made by another version of the evaluator, the sandbox, the kit or torch."""
+    if cache.exists() and not _verdict_stamp(cache)[2]:
+        cache.unlink()
+
+
+def stamp_verdict_cache(cache: Path) -> None:
+    """Record which version made the verdicts kept in `cache`."""
+    from ..results import write_atomic
+
+    stamp, version, current = _verdict_stamp(cache)
+    if cache.exists() and not current:
+        write_atomic(stamp, version)
 
 
 def _read(quiz: Quiz, folder: Path):

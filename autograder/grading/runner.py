@@ -7,7 +7,6 @@ result, so it finishes the class with the same results as an uninterrupted run.
 from __future__ import annotations
 
 import errno
-import hashlib
 from dataclasses import replace
 import os
 import selectors
@@ -18,12 +17,13 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from .. import paths
+from .. import paths, profiling
 from ..sandbox import resolve
-from .quizzes import grade_class_quizzes
+from . import inprocess
 from ..results import StudentResult, load, safe_result
 from .importers import ClassImport, import_class
 from .submissions import Submission, notebook_cells, result_stem
+from .version import grader_version
 from .worker import DISK_FULL_EXIT, dump_manifest
 
 STATE = ".state"
@@ -39,20 +39,6 @@ class DiskFull(OSError):
 
     def __str__(self) -> str:
         return self.strerror
-
-
-def grader_version(graders_dir: Path = paths.GRADERS_DIR) -> str:
-    """Changes whenever a hidden test, the grading engine, the diagnosis or a reference solution changes."""
-    digest = hashlib.sha256()
-    folders = [graders_dir, paths.ROOT / "autograder" / "grading", paths.ROOT / "autograder" / "sandbox",
-               paths.ROOT / "autograder" / "diagnosis", paths.SOLUTIONS_DIR]
-    files = [paths.ROOT / "autograder" / "results.py"]
-    for folder in folders:
-        files += sorted(folder.rglob("*.py"))
-    for file in files:
-        digest.update(file.as_posix().encode())
-        digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def shipped_stubs() -> dict[str, dict[str, str]]:
@@ -104,17 +90,31 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
     if len(todo) < len(students):
         announce(f"resuming: {len(students) - len(todo)} of {len(students)} already graded")
     progress("start", len(students) - len(todo), len(students))
+    profiling.event("submissions discovered", students=len(students), todo=len(todo))
+    server = quizzes_loaded = None  # one shard: its fork server (for the quizzes' code answers) and quiz files
     if todo:
         chosen = resolve(isolation, allow_weak)
+        profiling.event("isolation resolved", mode=chosen.mode)
         announce(f"sandbox: {chosen.description}")
         if chosen.warning:
             warn(chosen.warning)
-        _run_workers(todo, state_dir, out_dir, fingerprints, workers or os.cpu_count() or 1, chosen.mode,
-                     allow_weak, graders_dir, lambda: progress("student", 0, len(students)), warn)
-    with tempfile.TemporaryDirectory(prefix="attnkit-nothing-") as nothing:
+        tick = lambda: progress("student", 0, len(students))  # noqa: E731
+        count = workers or os.cpu_count() or 1
+        if inprocess.wanted(max(1, min(count, len(todo)))):
+            server, quizzes_loaded = inprocess.grade(todo, state_dir, out_dir, fingerprints, chosen, allow_weak,
+                                                     graders_dir, tick)
+        else:
+            _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
+                         allow_weak, graders_dir, tick, warn)
+        profiling.event("code graded")
+    from .quizzes import grade_class_quizzes  # YAML and JSON Schema: not in front of the fork server's launch
+
+    with tempfile.TemporaryDirectory(prefix="attnkit-nothing-") as nothing, inprocess.closing(server):
         # a refused folder (a link, a clash of names) has nothing to read: its quizzes score 0
         folders = {s.student_id: Path(s.quiz_folder or nothing) for s in students}
-        quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn)
+        quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn, server=server,
+                                      quizzes=quizzes_loaded() if quizzes_loaded else None)
+    profiling.event("quizzes graded")
     results = []
     for student in students:
         path = state_dir / f"{result_stem(student.student_id)}.json"
@@ -135,6 +135,9 @@ def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
 def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],
                  workers: int, isolation: str, allow_weak: bool, graders_dir: Path, tick: Callable[[], None],
                  warn: Callable[[str], None]) -> None:
+    from .quiz_prefetch import merge_into
+    from .quizzes import CODE_CACHE
+
     count = max(1, min(workers, len(todo)))
     shards = [todo[i::count] for i in range(count)]
     logs = out_dir / "logs"
@@ -147,7 +150,8 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
             manifest = Path(scratch) / f"shard-{index}.json"
             try:
                 dump_manifest(manifest, shard, state_dir, isolation, allow_weak,
-                              {s.student_id: fingerprints[s.student_id] for s in shard}, graders_dir)
+                              {s.student_id: fingerprints[s.student_id] for s in shard}, graders_dir,
+                              {"class": str(out_dir / CODE_CACHE), "shard": str(Path(scratch) / f"verdicts-{index}.json")})
             except OSError as exc:
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                     raise DiskFull(out_dir) from None
@@ -178,6 +182,8 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
             if code != 0:
                 failed.append(index)
             log.close()
+        if not failed:  # the workers' quiz code verdicts, kept for the quiz grading that follows
+            merge_into(out_dir / CODE_CACHE, [Path(scratch) / f"verdicts-{i}.json" for i in range(len(shards))])
     if disk_full:
         raise DiskFull(out_dir)
     if failed:

@@ -13,22 +13,26 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-import pytest
-
+from .. import profiling
 from ..paths import GRADERS_DIR
-from ..sandbox import ForkServer, SandboxConfig, SandboxLimits
-from .plugin import GradingPlugin
+from ..sandbox import SandboxConfig, SandboxLimits
+from ..sandbox.isolation import describe, landlock_abi
 from .submissions import SourceFile, Submission, result_stem
+
+# pytest, torch and the plugin are imported only where tests run: the coordinator imports this module
+# for the manifest, and a worker launches its fork server before paying for them (start-up, issue 21).
 
 CHUNK = 100  # students per pytest session in one worker
 DISK_FULL_EXIT = 75  # the worker stopped because OUT's disk is full
 
 
 def dump_manifest(path: Path, submissions: list[Submission], state_dir: Path, isolation: str, allow_weak: bool,
-                  fingerprints: dict[str, str], graders_dir: Path = GRADERS_DIR) -> None:
+                  fingerprints: dict[str, str], graders_dir: Path = GRADERS_DIR, quiz_verdicts: dict | None = None) -> None:
+    """quiz_verdicts: {"class": the class's verdict cache, "shard": this worker's own file} to judge the
+    shard's quiz code answers here too (grading/quiz_prefetch.py)."""
     path.write_text(json.dumps({
         "state_dir": str(state_dir), "isolation": isolation, "allow_weak": allow_weak,
-        "fingerprints": fingerprints, "graders_dir": str(graders_dir),
+        "fingerprints": fingerprints, "graders_dir": str(graders_dir), "quiz_verdicts": quiz_verdicts,
         "submissions": [asdict(s) for s in submissions]}), encoding="utf-8")
 
 
@@ -67,8 +71,12 @@ def gradable(submission: Submission) -> bool:
     return any(f.problem is None for f in submission.files.values())
 
 
-def identities_of(graders_dir: Path, server: ForkServer) -> list[tuple[tuple, dict]]:
+def identities_of(graders_dir: Path, server: "ForkServer") -> list[tuple[tuple, dict]]:
     """The hidden tests' identities and order, from one collection for a placeholder student."""
+    import pytest
+
+    from .plugin import GradingPlugin
+
     placeholder = Submission("placeholder", {})
     plugin = GradingPlugin([placeholder], Path(os.devnull), server)
     plugin.collect_only = True
@@ -78,11 +86,15 @@ def identities_of(graders_dir: Path, server: ForkServer) -> list[tuple[tuple, di
     return plugin.identities
 
 
-def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer,
+def run_shard(submissions: list[Submission], state_dir: Path, server: "ForkServer",
               fingerprints: dict[str, str] | None = None, on_done=lambda result: None,
-              graders_dir: Path = GRADERS_DIR, identities: list[tuple[tuple, dict]] | None = None) -> GradingPlugin:
+              graders_dir: Path = GRADERS_DIR, identities: list[tuple[tuple, dict]] | None = None) -> "GradingPlugin":
     """Grade a chunk of students in one pytest session. With `identities` (identities_of), students without
     a single gradable file are answered "not attempted" at once: no session item, no child, no probe."""
+    import pytest
+
+    from .plugin import GradingPlugin
+
     if identities is not None:
         empty = [s for s in submissions if not gradable(s)]
         if empty:
@@ -93,21 +105,47 @@ def run_shard(submissions: list[Submission], state_dir: Path, server: ForkServer
             if not submissions:
                 return quick
     plugin = GradingPlugin(submissions, state_dir, server, fingerprints, on_done)
+    profiling.event("pytest session start", students=len(submissions))
     code = pytest.main(pytest_args(graders_dir), plugins=[plugin])
+    profiling.event("pytest session end")
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and plugin.finished < len(submissions):
         raise RuntimeError(f"the hidden tests could not be collected or run (pytest exit code {code})")
     return plugin
 
 
+def needs_sandbox(submissions: list[Submission]) -> bool:
+    """Whether some student of the shard handed in a file to run (else no fork server ever starts)."""
+    return any(map(gradable, submissions))
+
+
+def launch_server(isolation: str, allow_weak: bool, eager: bool = True) -> "ForkServer":
+    """The shard's fork server, launched at once when `eager` (it imports torch while the caller collects
+    the tests), else at the first spawn. The isolation was resolved (and bubblewrap probed) by the
+    coordinator: it is not probed again."""
+    from ..sandbox.server import ForkServer
+
+    chosen = describe(isolation, landlock_abi() if isolation != "rlimits" else 0)
+    server = ForkServer(SandboxConfig(isolation=isolation, allow_weak=allow_weak,
+                                      limits=SandboxLimits.from_environment()), chosen)
+    if eager:
+        server.launch()
+    return server
+
+
 def main(manifest_path: str) -> int:
+    profiling.event("worker start")
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of our uid reads our memory or environment
     manifest = read_manifest(Path(manifest_path))
-    server = ForkServer(SandboxConfig(isolation=manifest["isolation"], allow_weak=manifest["allow_weak"],
-                                      limits=SandboxLimits.from_environment()))
+    server = launch_server(manifest["isolation"], manifest["allow_weak"], needs_sandbox(manifest["submissions"]))
 
     def announce(result) -> None:
         print(f"done {result_stem(result.student_id)}", flush=True)
 
+    return grade_shard(manifest, server, announce)
+
+
+def grade_shard(manifest: dict, server: "ForkServer", announce, close: bool = True) -> int:
+    """Grade a manifest's students with `server`; DISK_FULL_EXIT when OUT's disk filled up, else 0."""
     submissions = manifest["submissions"]
     state_dir = Path(manifest["state_dir"])
     graders_dir = Path(manifest["graders_dir"])
@@ -126,14 +164,25 @@ def main(manifest_path: str) -> int:
                 chunk = []
         if chunk:
             run_shard(chunk, state_dir, server, manifest["fingerprints"], announce, graders_dir)
+        if manifest.get("quiz_verdicts"):  # with this warm fork server, so the coordinator needs none
+            from .quiz_prefetch import judge_in_worker
+
+            judge_in_worker(submissions, Path(manifest["quiz_verdicts"]["class"]),
+                            Path(manifest["quiz_verdicts"]["shard"]), server, manifest["isolation"],
+                            manifest["allow_weak"])
+            profiling.event("quiz code answers judged")
     except Exception:
         if out_of_space(state_dir):  # pytest reports a failed result write as its own internal error
             return DISK_FULL_EXIT
         raise
     finally:
-        server.close()
+        if close:
+            server.close()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    from ..process_exit import exit_now
+
+    profiling.set_role("worker")
+    exit_now(main(sys.argv[1]))  # results are written and synced: skip torch's teardown

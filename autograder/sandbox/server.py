@@ -21,11 +21,11 @@ import sys
 import tempfile
 import time
 
-from .child import wire
+from .. import profiling
 from .child.wipe import remove_tree
 from .config import SandboxConfig, SandboxLimits
-from .isolation import (CLEAN_ENV, HARNESS_DIR, HARNESS_MOUNT, SandboxUnavailable, bwrap_binary, bwrap_command,
-                        landlock_abi, resolve)
+from .isolation import (CLEAN_ENV, HARNESS_DIR, HARNESS_MOUNT, Isolation, SandboxUnavailable, bwrap_binary,
+                        bwrap_command, landlock_abi, resolve)
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 POLL_SECONDS = 0.5  # how often a slow request's CPU time is checked
@@ -102,9 +102,9 @@ def innermost_pid(pid: int) -> int | None:
 class ForkServer:
     """One warm zygote per grading worker; it forks one sandboxed child per student file."""
 
-    def __init__(self, config: SandboxConfig = SandboxConfig()) -> None:
+    def __init__(self, config: SandboxConfig = SandboxConfig(), chosen: Isolation | None = None) -> None:
         self.config = config
-        chosen = resolve(config.isolation, config.allow_weak)
+        chosen = chosen or resolve(config.isolation, config.allow_weak)  # given: already probed by the caller
         self.isolation, self.description, self.warning = chosen.mode, chosen.description, chosen.warning
         self.process: subprocess.Popen | None = None
         self.control: socket.socket | None = None
@@ -112,6 +112,7 @@ class ForkServer:
         self.zygote_pid: int | None = None  # as this process sees it (bubblewrap has its own PID namespace)
         self.scratch: str | None = None
         self.hello: dict = {}
+        self.landlock_asked = "0"
         # time a file's processes spent waiting for a CPU (a busy machine), given back to its time budget;
         # keyed by the budget's deadline, which all children of one student file share
         self.credit: dict[float, float] = {}
@@ -124,6 +125,13 @@ class ForkServer:
                 "RLIMIT_NOFILE": limits.open_files, "RLIMIT_CORE": 0}
 
     def start(self) -> None:
+        self.launch()
+        self.await_hello()
+
+    def launch(self) -> None:
+        """Start the zygote without waiting for it: it imports torch while this process does other work.
+        The first spawn (or await_hello) waits for its hello."""
+        profiling.event("fork server launch")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         landlock = "0" if self.isolation == "rlimits" or not landlock_abi() else "1"
         env = {**thread_env(), "ATTNKIT_CONTROL_FD": str(theirs.fileno()), "ATTNKIT_LANDLOCK": landlock,
@@ -141,6 +149,11 @@ class ForkServer:
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         theirs.close()
         self.control = ours
+        self.landlock_asked = landlock
+        self.hello = {}
+
+    def await_hello(self) -> None:
+        landlock = self.landlock_asked
         self.control.settimeout(300)  # importing torch on a very busy machine
         try:
             hello = json.loads(self.control.recv(4096) or b"{}")
@@ -156,6 +169,11 @@ class ForkServer:
             raise SandboxUnavailable("Landlock could not be applied to student processes")
         self.hello = hello
         self.zygote_pid = self._host_pid(int(hello["pid"]))
+        profiling.event("fork server hello received")
+        times = {"process started": profiling.process_start(self.zygote_pid or "self"), **(hello.get("times") or {})}
+        for name, at in times.items() if profiling.enabled() else ():
+            wall, cpu = at if isinstance(at, list) else (at, None)  # (wall clock, CPU) from the zygote
+            profiling.record(name, float(wall), self.zygote_pid or -1, "fork server (zygote)", cpu)
 
     def _host_pid(self, inner: int) -> int | None:
         if self.isolation != "bwrap":
@@ -172,6 +190,8 @@ class ForkServer:
         return usage(table, descendants(table, self.zygote_pid))
 
     def _command(self, message: dict, fds: list[int] = ()) -> dict:
+        if self.process is not None and not self.hello:
+            self.await_hello()  # launched, not yet heard from
         if self.process is None or self.process.poll() is not None:
             self.close()
             self.start()
@@ -181,8 +201,8 @@ class ForkServer:
     def ensure_healthy(self) -> None:
         """Before a student: a fork server that is gone, stopped or does not answer is replaced by a fresh
         one, so that whatever broke it costs no later classmate."""
-        if self.process is None:
-            return  # not started yet: the first spawn starts it
+        if self.process is None or not self.hello:
+            return  # not started, or launched and not heard from yet: the first spawn starts it or waits for it
         if self.current is not None:
             self.current.retire()
         if self._healthy():
@@ -242,7 +262,8 @@ class ForkServer:
                   f"{reply.get('left')!r:.2000} {reply.get('problem') or ''}", file=sys.stderr)
 
     def close(self) -> None:
-        if self.process is not None and self.process.poll() is None and self.control is not None:
+        # before its hello the zygote has forked nothing, so there is nothing to reap
+        if self.process is not None and self.process.poll() is None and self.control is not None and self.hello:
             try:  # without a PID namespace, what the last child left running outlives a killed zygote
                 self.control.settimeout(10)
                 socket.send_fds(self.control, [json.dumps({"op": "reap"}).encode()], [])
@@ -309,6 +330,8 @@ class Child:
         budget = self.budget_end - time.monotonic()
         if budget <= 0:
             self._fail("timeout", f"the time budget of {self.limits.submission_seconds:.0f} s for this file is used up")
+        from .child import wire  # imports torch: not before a fork server is launched (bench/bench_startup.py)
+
         start = time.monotonic()
         try:
             self.sock.settimeout(budget)

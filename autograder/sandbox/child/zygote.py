@@ -21,7 +21,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # -I leaves the script's folder out
 
+TIMES = {"python ready": (time.time(), time.process_time())}  # for the start-up profile (bench/bench_startup.py), sent in the hello
 import torch  # noqa: F401 - the point of the zygote: pay for this import once
+TIMES["torch imported"] = (time.time(), time.process_time())
 
 import confine
 import harness
@@ -311,11 +313,13 @@ def main() -> None:
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_DUMPABLE, 0)
     warm_up()
+    TIMES["warmed up (one backward pass)"] = (time.time(), time.process_time())
     plan = confinement_plan(own_namespace)
     control = socket.socket(fileno=int(os.environ["ATTNKIT_CONTROL_FD"]))
     problem = self_test(json.loads(os.environ.get("ATTNKIT_LIMITS", "{}")), plan, base)
+    TIMES["self-check done (one fork)"] = (time.time(), time.process_time())
     control.send(json.dumps({"ready": not problem, "error": problem, "pid": os.getpid(), "landlock": plan["landlock"],
-                             "read_search": plan["read_search"], "uid": os.getuid()}).encode())
+                             "read_search": plan["read_search"], "uid": os.getuid(), "times": TIMES}).encode())
     uids: set[int] = set()  # uids of children since the last reap (as root without namespaces)
     scratches: list[str] = []
     zygote = os.getpid()

@@ -1,0 +1,183 @@
+"""Start-up (issue 21): the profile, what the coordinator imports, in-process grading of one shard, and
+the keys of what is kept between runs."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import paths, profiling
+from autograder.grading import quizzes, version
+from autograder.grading.runner import grade_class
+from tests.classroom import solution_text, write_class
+
+KIT_PARTS = ("autograder", "assignments", "solutions", "pyproject.toml")
+
+
+@pytest.fixture
+def kit_copy(tmp_path, monkeypatch) -> Path:
+    """A copy of the kit's code, handout and solutions that the version functions read instead."""
+    root = tmp_path / "kit"
+    for part in KIT_PARTS:
+        source = paths.ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            root.mkdir(exist_ok=True)
+            shutil.copy(source, root / part)
+    monkeypatch.setattr(paths, "ROOT", root)
+    monkeypatch.setattr(paths, "SOLUTIONS_DIR", root / "solutions")
+    monkeypatch.setattr(paths, "ASSIGNMENTS_DIR", root / "assignments")
+    monkeypatch.setattr(paths, "GRADERS_DIR", root / "autograder" / "graders")
+    return root
+
+
+def append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+CHANGES = {
+    "a hidden test": ("autograder/graders/test_attention_scores.py", "\n# changed\n", ("grader",)),
+    "the engine": ("autograder/grading/plugin.py", "\n# changed\n", ("grader",)),
+    "the sandbox": ("autograder/sandbox/child/inputs.py", "\n# changed\n", ("grader", "verdicts")),
+    "a reference solution": ("solutions/attention_scores/attention_scores.py", "\n# changed\n", ("grader",)),
+    "the handout (.py)": ("assignments/attention_scores/attention_scores.py", "\n# changed\n", ("grader",)),
+    "the kit's version": ("pyproject.toml", "\n# version bump\n", ("grader", "verdicts")),
+    "the code-answer evaluator": ("autograder/quiz/code_answers.py", "\n# changed\n", ("verdicts",)),
+    "the report (not kept)": ("autograder/reporting/class_report.py", "\n# changed\n", ()),
+}
+
+
+@pytest.mark.parametrize("what", list(CHANGES))
+def test_a_change_of_what_made_a_kept_result_changes_its_key(kit_copy, what):
+    relative, text, keys = CHANGES[what]
+    before = version.grader_version(paths.GRADERS_DIR), version.code_verdict_version()
+    append(kit_copy / relative, text)
+    after = version.grader_version(paths.GRADERS_DIR), version.code_verdict_version()
+    assert (before[0] != after[0]) == ("grader" in keys)
+    assert (before[1] != after[1]) == ("verdicts" in keys)
+
+
+def test_the_handout_notebook_is_part_of_the_grader_version(kit_copy):
+    notebook = next((kit_copy / "assignments").rglob("*.ipynb"))
+    before = version.grader_version(paths.GRADERS_DIR)
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    data["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "changed"})
+    notebook.write_text(json.dumps(data), encoding="utf-8")
+    assert version.grader_version(paths.GRADERS_DIR) != before
+
+
+def test_the_same_kit_elsewhere_has_the_same_version(kit_copy, monkeypatch):
+    moved = kit_copy.parent / "moved"
+    shutil.copytree(kit_copy, moved)
+    first = version.grader_version(paths.GRADERS_DIR)
+    monkeypatch.setattr(paths, "ROOT", moved)
+    monkeypatch.setattr(paths, "GRADERS_DIR", moved / "autograder" / "graders")
+    monkeypatch.setattr(paths, "SOLUTIONS_DIR", moved / "solutions")
+    monkeypatch.setattr(paths, "ASSIGNMENTS_DIR", moved / "assignments")
+    assert version.grader_version(paths.GRADERS_DIR) == first
+
+
+def test_code_verdicts_of_another_version_are_dropped(tmp_path, monkeypatch):
+    cache = tmp_path / ".state" / "quiz" / "code-verdicts.json"
+    cache.parent.mkdir(parents=True)
+    cache.write_text(json.dumps({"k": {"equal": True, "message": "Correct"}}), encoding="utf-8")
+    quizzes.fresh_verdict_cache(cache)  # no stamp: made by a kit that did not record its version
+    assert not cache.exists()
+    cache.write_text(json.dumps({"k": {"equal": True, "message": "Correct"}}), encoding="utf-8")
+    quizzes.stamp_verdict_cache(cache)
+    quizzes.fresh_verdict_cache(cache)
+    assert cache.exists(), "verdicts of this very version are kept"
+    monkeypatch.setattr(version, "code_verdict_version", lambda: "another")
+    quizzes.fresh_verdict_cache(cache)
+    assert not cache.exists()
+
+
+def test_profile_events_cost_nothing_unless_asked(tmp_path, monkeypatch):
+    log = tmp_path / "profile.jsonl"
+    monkeypatch.setattr(profiling, "PATH", None)
+    profiling.event("nothing")
+    assert not log.exists()
+    monkeypatch.setattr(profiling, "PATH", str(log))
+    profiling.event("something", students=3)
+    events = profiling.read(str(log))
+    assert [e["event"] for e in events][-1] == "something" and events[-1]["students"] == 3
+    assert "something students=3" in profiling.timeline(events)
+
+
+def test_the_coordinator_and_the_gradescope_entry_do_not_import_torch_or_pytest():
+    code = ("import sys, autograder.cli, autograder.grading.runner, autograder.gradescope.run\n"
+            "print(sorted(m for m in ('torch', 'pytest', 'matplotlib') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=paths.ROOT, capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
+
+
+def test_one_shard_in_process_grades_as_a_worker_does_and_a_changed_grader_regrades(tmp_path, monkeypatch):
+    """The same class graded by a worker subprocess and in this process gives the same results; a second
+    in-process run with an edited copy of the graders picks the edit up (no stale test module), and the
+    profile shows the fork server launched before the hidden tests are collected."""
+    wrong = solution_text("attention_scores").replace("/ math.sqrt(d_k)", "/ d_k")
+    assert wrong != solution_text("attention_scores")
+    submissions = write_class(tmp_path / "class", {
+        "right": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS},
+        "wrong": {"attention_scores.py": wrong}})
+    monkeypatch.setenv("ATTNKIT_INPROCESS", "0")
+    by_worker = {r.student_id: r for r in grade_class(submissions, tmp_path / "worker", workers=1)}
+    monkeypatch.setenv("ATTNKIT_INPROCESS", "1")
+    log = tmp_path / "profile.jsonl"
+    monkeypatch.setattr(profiling, "PATH", str(log))
+    here = {r.student_id: r for r in grade_class(submissions, tmp_path / "here", workers=1)}
+    assert here == by_worker
+    code_score = {sid: (sum(t.score for t in r.tests), sum(t.max_score for t in r.tests)) for sid, r in here.items()}
+    assert code_score["right"][0] == code_score["right"][1] > code_score["wrong"][0]
+    names = [e["event"] for e in profiling.read(str(log))]
+    assert names.index("fork server launch") < names.index("hidden tests collected") < names.index(
+        "fork server hello received")
+    assert "torch imported" in names and "self-check done (one fork)" in names
+
+    graders = tmp_path / "graders"
+    shutil.copytree(paths.GRADERS_DIR, graders, ignore=shutil.ignore_patterns("__pycache__"))
+    module = graders / "test_attention_scores.py"
+    text = module.read_text(encoding="utf-8")
+    assert "@pytest.mark.points(" in text
+    module.write_text(text.replace("@pytest.mark.points(", "@pytest.mark.points(100 + ", 1), encoding="utf-8")
+    edited = {r.student_id: r for r in grade_class(submissions, tmp_path / "here", workers=1, graders_dir=graders)}
+    assert sum(t.max_score for t in edited["right"].tests) == code_score["right"][1] + 100
+    assert {r.fingerprint for r in edited.values()}.isdisjoint(r.fingerprint for r in here.values())
+
+
+def test_workers_judge_the_quiz_code_answers_so_the_coordinator_starts_no_fork_server(tmp_path, monkeypatch):
+    submissions = tmp_path / "class"
+    for name in ("ada", "linus"):
+        shutil.copytree(paths.DEMO_CLASS_DIR / name, submissions / name)
+    assert list(submissions.rglob("quiz_*.yaml"))
+    alone = {r.student_id: r for r in grade_class(submissions, tmp_path / "alone", workers=1)}
+    log = tmp_path / "profile.jsonl"
+    monkeypatch.setattr(profiling, "PATH", str(log))
+    monkeypatch.setenv(profiling.ENV, str(log))  # the workers record theirs too
+    sharded = {r.student_id: r for r in grade_class(submissions, tmp_path / "sharded", workers=2)}
+    assert sharded == alone
+    assert any(item.max_score for r in sharded.values() for q in r.quizzes for item in q.items)
+    events = profiling.read(str(log))
+    here = [e["event"] for e in events if e["pid"] == os.getpid()]
+    assert "quizzes graded" in here and "fork server launch" not in here
+    assert sum(e["event"] == "quiz code answers judged" for e in events) == 2
+    cache = tmp_path / "sharded" / quizzes.CODE_CACHE
+    assert json.loads(cache.read_text(encoding="utf-8")) == json.loads(
+        (tmp_path / "alone" / quizzes.CODE_CACHE).read_text(encoding="utf-8"))
+
+
+def test_no_fork_server_starts_for_a_shard_without_code_to_run(tmp_path, monkeypatch):
+    submissions = tmp_path / "class"
+    (submissions / "nobody").mkdir(parents=True)
+    log = tmp_path / "profile.jsonl"
+    monkeypatch.setattr(profiling, "PATH", str(log))
+    (result,) = grade_class(submissions, tmp_path / "out", workers=1)
+    assert result.problems and all(t.score == 0 for t in result.tests)
+    names = [e["event"] for e in profiling.read(str(log))]
+    assert "hidden tests collected" in names and "fork server launch" not in names
