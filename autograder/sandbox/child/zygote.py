@@ -25,6 +25,7 @@ sys.path.insert(0, HERE)  # -I leaves the script's folder out
 import torch  # noqa: F401 - the point of the zygote: pay for this import once
 
 import confine
+import forbid
 import harness
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
@@ -284,6 +285,7 @@ def main() -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_DUMPABLE, 0)
+    forbid.install()  # before any student file, so every child and thread inherits it (docs/kernels.md)
     warm_up()
     plan = confinement_plan(own_namespace)
     control = socket.socket(fileno=int(os.environ["ATTNKIT_CONTROL_FD"]))
