@@ -18,7 +18,16 @@
 #   (in the next assignment) `attention` alike.
 # - Softmax runs over the **keys**, the last dimension.
 # - Build the pipeline yourself: fused attention (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`)
-#   may not run inside your functions. The grader watches what runs, not what your functions are called.
+#   cannot run inside your functions: the grader switches it off and looks at what runs, not at what your
+#   functions are called.
+# - What the grader leaves out, and what it expects where the lesson is silent:
+#   - a row whose keys are **all** masked never occurs: every query keeps at least one allowed key, so what your
+#     code gives for such a row (NaN with `-inf`, a uniform row with `-1e9`) is not graded;
+#   - inputs are float32; compute in float32 or float64 and return at least that precision (results are compared
+#     with a float64 reference within float32 rounding, so float16 or bfloat16 results fail);
+#   - a module holds exactly the parameters its exercise names, with the shapes given, and no others (no biases,
+#     no extra learnable tensors); plain attributes and buffers are fine;
+#   - functions must not modify any of their inputs in place (scores, masks, Q, K, V alike), on any call.
 #
 # Fill in every `raise NotImplementedError(...)` line, then run the check cell under it. A failed check tells
 # you, in the lesson's terms, what is likely wrong.
@@ -704,23 +713,14 @@ def test_causal_mask(causal_mask):
         + known_mistake("test_causal_mask", 0, mask))
 
 # %% exercise="causal_mask" role="hidden"
-def as_allowed(got, what):
-    """A mask the student built: bool, or 0/1 numbers as in the lesson (mask[:, :, -1] = 0). Anything else
-    (other values, a float mask of -inf/0 to add) does not follow the course's convention."""
-    if got.dtype != torch.bool and not ((got == 0) | (got == 1)).all():
-        raise StudentFault(f"{what} holds values other than 0/1 or True/False; this course's masks are 1/True for an "
-                           "allowed key and 0/False for a forbidden one.")
-    return got.bool()
-
-
 @pytest.mark.question("causal_mask")
 @pytest.mark.points(2)
 @pytest.mark.tags("inverted mask", "future leakage")
 def test_causal_mask(student):
     """causal_mask(T) is a (T, T) mask, bool or 0/1, allowing exactly the keys j <= i"""
     for T in (1, 4, 7):
-        got = expect.shape(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
-        if not torch.equal(as_allowed(got, f"causal_mask({T})"), torch.ones(T, T, dtype=torch.bool).tril()):
+        got = expect.mask(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
+        if not torch.equal(got, torch.ones(T, T, dtype=torch.bool).tril()):
             raise StudentFault(f"causal_mask({T}) is wrong: query i may attend to keys j <= i (True or 1 on and below "
                                "the diagonal, torch.tril). An inverted or shifted mask leaks the future.")
 
@@ -765,11 +765,11 @@ def test_padding_mask(student):
     for lengths, T_k in [([3, 7, 1], 7), ([2], 5), ([4, 4], 6)]:
         lengths = torch.tensor(lengths)
         what = f"padding_mask({lengths.tolist()}, {T_k})"
-        got = expect.shape(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k), what,
+        got = expect.mask(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k), what,
                            "The mask is (B, 1, T_k): the middle 1 broadcasts over queries, so every query ignores "
                            "the same padded keys.")
         want = (torch.arange(T_k)[None, :] < lengths[:, None]).unsqueeze(1)
-        if not torch.equal(as_allowed(got, what), want):
+        if not torch.equal(got, want):
             raise StudentFault(f"{what} is wrong: key j is allowed (True or 1) when j < lengths[b].")
 
 # %% [markdown] exercise="softmax_entropy"

@@ -374,23 +374,14 @@ def test_attention_weights_large_scores(student):
                   "score is beyond float32); the weights must still be finite and right.")
 
 
-def as_allowed(got, what):
-    """A mask the student built: bool, or 0/1 numbers as in the lesson (mask[:, :, -1] = 0). Anything else
-    (other values, a float mask of -inf/0 to add) does not follow the course's convention."""
-    if got.dtype != torch.bool and not ((got == 0) | (got == 1)).all():
-        raise StudentFault(f"{what} holds values other than 0/1 or True/False; this course's masks are 1/True for an "
-                           "allowed key and 0/False for a forbidden one.")
-    return got.bool()
-
-
 @pytest.mark.question("causal_mask")
 @pytest.mark.points(2)
 @pytest.mark.tags("inverted mask", "future leakage")
 def test_causal_mask(student):
     """causal_mask(T) is a (T, T) mask, bool or 0/1, allowing exactly the keys j <= i"""
     for T in (1, 4, 7):
-        got = expect.shape(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
-        if not torch.equal(as_allowed(got, f"causal_mask({T})"), torch.ones(T, T, dtype=torch.bool).tril()):
+        got = expect.mask(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
+        if not torch.equal(got, torch.ones(T, T, dtype=torch.bool).tril()):
             raise StudentFault(f"causal_mask({T}) is wrong: query i may attend to keys j <= i (True or 1 on and below "
                                "the diagonal, torch.tril). An inverted or shifted mask leaks the future.")
 
@@ -403,11 +394,11 @@ def test_padding_mask(student):
     for lengths, T_k in [([3, 7, 1], 7), ([2], 5), ([4, 4], 6)]:
         lengths = torch.tensor(lengths)
         what = f"padding_mask({lengths.tolist()}, {T_k})"
-        got = expect.shape(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k), what,
+        got = expect.mask(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k), what,
                            "The mask is (B, 1, T_k): the middle 1 broadcasts over queries, so every query ignores "
                            "the same padded keys.")
         want = (torch.arange(T_k)[None, :] < lengths[:, None]).unsqueeze(1)
-        if not torch.equal(as_allowed(got, what), want):
+        if not torch.equal(got, want):
             raise StudentFault(f"{what} is wrong: key j is allowed (True or 1) when j < lengths[b].")
 
 
