@@ -142,6 +142,12 @@ class StudentFile:
             if reply.get(key) is not None and not isinstance(reply[key], kind):
                 raise StudentFault(f"calling {what}: the process sent back a malformed reply ({key})")
         record_call(self.diagnoser, request, reply)
+        mutated = reply.get("mutated") if isinstance(reply.get("mutated"), list) else ["(no report)"]
+        mutated = [str(m)[:40] for m in mutated if not (check_inputs and str(m).startswith("call 1,"))]
+        if mutated:  # every input of every call: a check_inputs caller words its own message for the first call
+            raise StudentFault(f"{what} modified its inputs in place ({'; '.join(mutated[:4])}); a function must "
+                               "compute new tensors and leave every input as it was (use masked_fill, not "
+                               "masked_fill_, and no item assignment or in-place operators on inputs).")
         return Reply(reply.get("output"), reply.get("arg_grads") or {}, reply.get("param_grads") or {},
                      reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()),
                      tuple(reply.get("more") or ()))
