@@ -105,6 +105,7 @@ class Harness:
             return {"ok": False, "error": {"type": "Missing", "message": f"no `{request['target']}` defined"}}
         args = inputs.materialize(request.get("args", []))
         kwargs = inputs.materialize(request.get("kwargs", {}))
+        args = self._laid_out(args, request, 0)
         for index in request.get("grad_args", []):
             args[index] = args[index].detach().requires_grad_(True)
         originals = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
@@ -149,8 +150,8 @@ class Harness:
             ]
         calls = [(args, kwargs, originals, {k: _copy(v) for k, v in kwargs.items()})]
         more = []
-        for call in request.get("more") or []:  # the same function or module instance, other inputs
-            more_args = inputs.materialize(call.get("args", []))
+        for number, call in enumerate(request.get("more") or [], 1):  # the same function or instance, other inputs
+            more_args = self._laid_out(inputs.materialize(call.get("args", [])), request, number)
             more_kwargs = inputs.materialize(call.get("kwargs", {}))
             calls.append((more_args, more_kwargs, [_copy(a) for a in more_args],
                           {k: _copy(v) for k, v in more_kwargs.items()}))
@@ -158,10 +159,15 @@ class Harness:
         if more:
             reply["more"] = more
         # Every tensor input of every call, of every dtype, compared with its copy once all calls are done.
-        reply["mutated"] = [f"call {n}, {where}" for n, (a, k, a0, k0) in enumerate(calls, 1)
+        reply["mutated"] = [f"{where} of call {n}" for n, (a, k, a0, k0) in enumerate(calls, 1)
                             for where, now, before in [*((f"argument {i + 1}", x, a0[i]) for i, x in enumerate(a)),
                                                        *((f"argument {name}", x, k0[name]) for name, x in k.items())]
                             if before is not None and not _same(before, now)]
+
+    @staticmethod
+    def _laid_out(args: list, request: dict, call: int) -> list:
+        layouts = (request.get("layouts") or {}).get(str(call)) or {}
+        return [inputs.laid_out(a, layouts.get(str(i))) for i, a in enumerate(args)]
 
     @staticmethod
     def _set_params(instance, params: dict) -> None:
