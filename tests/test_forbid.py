@@ -183,4 +183,4 @@ def test_cheats_that_hide_the_kernel_from_the_watch_earn_nothing(tmp_path):
         for test in ("test_attention_values", "test_attention_mixes_values", "test_attention_large_scores"):
             assert scores[test] == 0, f"{name}: {test} scored {scores[test]}"
         flag = {t.test_id.split("::", 1)[1]: t for t in results[name].tests}["test_file_leaves_the_kernel_watch_alone"]
-        assert flag.status == "FAILED" and "Flagged for your instructor" in flag.output, f"{name} is not flagged"
+        assert flag.status.lower() == "failed" and "Flagged for your instructor" in flag.output, f"{name} is not flagged"
