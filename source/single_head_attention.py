@@ -18,10 +18,16 @@
 #   $|e_{ij}| \le 10\,000$: fill with `float("-inf")` (`finfo.min`, `-1e9` and `-1e6` work too; `-30` does not).
 # - Fused attention may **not** run inside your code (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`,
 #   `F.multi_head_attention_forward`, their `torch.ops` kernels): the point is to build them. The grader
-#   watches what runs while your code runs, so your own helper may have any name, even
+#   switches them off and looks at what runs while your code runs, so your own helper may have any name, even
 #   `scaled_dot_product_attention`.
 # - A layer is graded in `eval()` mode and called several times on different inputs; its answer must depend
-#   only on the inputs it is given.
+#   only on the inputs it is given. It is also run in `train()` mode: there masked keys must still get weight
+#   exactly 0, and a layer without dropout must give the same answer as in `eval()` mode (with dropout on the
+#   weights, which is allowed, only the masking rule is checked in training).
+# - Where the lesson is silent: a row whose keys are **all** masked never occurs (what you return for one is not
+#   graded); inputs are float32 and results must keep at least float32 precision (float16 results fail); the
+#   layer holds exactly `W_Q`, `W_K`, `W_V` as parameters (no biases, no other learnable tensors); no input
+#   (Q, K, V, x_q, x_kv, the mask) may be modified in place, on any call.
 
 # %% role="setup"
 import math
@@ -37,7 +43,7 @@ import pytest
 import torch
 
 from autograder.grading import expect, tolerance as tol
-from autograder.grading import circumvention
+from autograder.grading import circumvention, space
 from autograder.grading.probes import padding, random_mask
 from autograder.grading.student import StudentFault, seeded_inputs as inputs
 
@@ -211,6 +217,26 @@ def test_attention_masks(student):
     for got, allowed, call in zip(reply.outputs, (first, second), ("first", "second")):
         check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, f"attention with the {call} of two "
                               "different masks of the same shape", "Use the mask you are given on every call.")
+    probes = space.draw_examples(space.MASKS, 8, 42)
+    calls = [drawn_attention_inputs(probe, n) for n, probe in enumerate(probes)]
+    layouts = {str(n): {"3": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
+    (first, _), *rest = calls
+    reply = student.run("attention", *first, more=[(args, {}) for args, _ in rest], layouts=layouts)
+    for probe, ((Q, K, V, _), allowed), got in zip(probes, calls, reply.outputs):
+        check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, f"attention with {probe.describe()}")
+
+
+def drawn_attention_inputs(probe, n):
+    """((Q, K, V, mask), allowed) for a drawn mask probe: queries and keys share a direction of opposite sign
+    so that the allowed scores sit around the probe's depth (down to -9000), spread as drawn."""
+    _, mask, allowed = probe.build()
+    d_k, d_v = 2 + n % 5, 1 + (n * 3) % 4
+    Q, K, V = inputs(600 + n, (probe.B, probe.T_q, d_k), (probe.B, probe.T_k, d_k), (probe.B, probe.T_k, d_v))
+    if probe.depth == 0:  # spread only near zero: far down, the shared direction's cross terms spread them already
+        Q, K = Q * probe.spread ** 0.5, K * probe.spread ** 0.5
+    shift = (abs(probe.depth) * d_k ** 0.5) ** 0.5
+    Q, K = Q + shift * torch.eye(d_k)[0], K - shift * torch.eye(d_k)[0]
+    return (Q, K, V, mask), allowed
 
 
 @pytest.mark.question("attention")
@@ -229,12 +255,16 @@ def test_attention_large_scores(student):
 @pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
 def test_attention_gradients(student):
-    """Gradients reach Q, K and V, and the one reaching Q is right"""
+    """Gradients reach Q, K and V, and each equals the reference's"""
     Q, K, V, seed = inputs(4, (2, 3, 6), (2, 5, 6), (2, 5, 4), (2, 3, 4))
     reply = student.run("attention", Q, K, V, grad_args=(0, 1, 2), backward={"index": 0, "grad": seed})
     for index, name in enumerate("QKV"):
         expect.grad_present(reply.arg_grads.get(str(index)), name)
     expect.within(reply.arg_grads["0"], tol.attention_grad_q(Q, K, V, seed), "the gradient with respect to Q")
+    _, grad_K, grad_V = tol.attention_backward(Q, K, V, seed)
+    hint = "Every step (score, scale, softmax, mix) must stay in the graph as written; a hand-written backward must match."
+    expect.within(reply.arg_grads["1"], grad_K, "the gradient with respect to K", hint)
+    expect.within(reply.arg_grads["2"], grad_V, "the gradient with respect to V", hint)
 
 
 @pytest.mark.question("attention")
@@ -436,9 +466,38 @@ def test_layer_masks(student):
 
 @pytest.mark.question("SingleHeadAttention")
 @pytest.mark.points(1)
+@pytest.mark.tags("mask after softmax", "randomness")
+def test_layer_training_mode(student):
+    """In train() mode masked keys still weigh exactly 0; a layer without dropout answers as in eval() mode"""
+    params = module_weights(16, 12, 9)
+    x, memory = inputs(17, (3, 6, 12), (3, 8, 12))
+    causal = torch.ones(6, 6, dtype=torch.bool).tril()
+    cases = [(x, x, causal & padding([6, 4, 2], 6), causal & padding([6, 4, 2], 6), "a causal and padding mask"),
+             (x, memory, random_mask(18, 3, 6, 8).long(), random_mask(18, 3, 6, 8), "a 0/1 int cross-attention mask")]
+    # one layer in train() mode, each case twice in a row: the same answer twice means no dropout
+    calls = [(x_q, x_kv, mask) for x_q, x_kv, mask, _, _ in cases for _ in (0, 1)]
+    reply = student.run("SingleHeadAttention", *calls[0], init=(12, 9), params=params, train=True,
+                        more=[(call, {}) for call in calls[1:]])
+    for n, (x_q, x_kv, mask, allowed, kind) in enumerate(cases):
+        what = f"SingleHeadAttention in train() mode with {kind}"
+        answers = [pair(got, what) for got in reply.outputs[2 * n:2 * n + 2]]
+        for output, weights in answers:
+            weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")
+            expect.masked_are_zero(weights, allowed, what, MASK_HINT)
+            expect.shape(output, (3, 6, 9), f"the output of {what}")
+            if not (torch.isfinite(output).all() and torch.isfinite(weights).all() and (weights >= 0).all()):
+                raise StudentFault(f"{what} gives weights or outputs that are negative, NaN or infinite.")
+        deterministic = all(torch.equal(a.double(), b.double()) for a, b in zip(*answers))
+        if deterministic:  # no dropout: training must not change what the layer computes
+            check_attention_reply(answers[0], reference_layer(params, x_q, x_kv, allowed), allowed, what,
+                                  "Without dropout a layer computes the same in train() and eval() mode.")
+
+
+@pytest.mark.question("SingleHeadAttention")
+@pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
 def test_layer_gradients(student):
-    """Gradients reach x_q, x_kv, W_Q, W_K and W_V"""
+    """Gradients reach x_q, x_kv, W_Q, W_K and W_V, and each equals the reference's"""
     params = module_weights(14, 8, 5)
     x_q, x_kv, seed = inputs(15, (2, 3, 8), (2, 5, 8), (2, 3, 5))
     reply = student.run("SingleHeadAttention", x_q, x_kv, init=(8, 5), params=params, grad_args=(0, 1),
@@ -447,6 +506,11 @@ def test_layer_gradients(student):
     grads += [(f"self.{n}", reply.param_grads.get(n)) for n in params]
     for name, grad in grads:
         expect.grad_present(grad, name)
+    references = tol.layer_backward(x_q, x_kv, *params.values(), seed)
+    for (name, grad), reference in zip(grads, references):
+        expect.within(grad, reference, f"the gradient with respect to {name}", "Project, score, scale by "
+                      "1/sqrt(d_k), softmax and mix, all in the graph: the gradients then follow.")
+
 
 # %% [markdown] exercise="SingleHeadAttention"
 # ## 3. Looking at the weights

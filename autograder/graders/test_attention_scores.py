@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from autograder.grading import expect, tolerance as tol
-from autograder.grading import circumvention
+from autograder.grading import circumvention, space
 from autograder.grading.probes import random_mask
 from autograder.grading.student import StudentFault, randn, seeded_generator, seeded_inputs as inputs
 
@@ -58,6 +58,19 @@ def check_scores(student, name, scale_of, shapes, seed):
             raise StudentFault(f"{name} changed Q or K in place; a score function must not modify its inputs.")
 
 
+def check_drawn_scores(student, name, scale_of, seed, count=6):
+    """`name` on sizes drawn from the documented space (grading/space.py: B = 1, T = 1, T_q = B, T_k = d...),
+    all calls on one child; every input of every call is checked for changes by the engine."""
+    shapes = space.draw_examples(space.SIZES, count, seed)
+    pairs = [inputs(seed + 50 + n, (B, T_q, d), (B, T_k, d)) for n, (B, T_q, T_k, d) in enumerate(shapes)]
+    (Q, K), *rest = pairs
+    reply = student.run(name, Q, K, more=[((q, k), {}) for q, k in rest])
+    for (B, T_q, T_k, d), (q, k), got in zip(shapes, pairs, reply.outputs):
+        what = f"{name} at B={B}, T_q={T_q}, T_k={T_k}, d={d}"
+        expect.shape(got, (B, T_q, T_k), what, "Scores are (B, T_q, T_k): one row per query, one column per key.")
+        expect.within(got, scores_reference(q, k, scale_of(d)), what, HINTS[name])
+
+
 HINTS = {"dot_scores": "e_ij = q_i . k_j with no scaling; row i is a query, column j a key.",
          "scaled_dot_scores": "e_ij = q_i . k_j / sqrt(d_k), with d_k = K.shape[-1] (this check uses several d_k)."}
 
@@ -68,6 +81,7 @@ HINTS = {"dot_scores": "e_ij = q_i . k_j with no scaling; row i is a query, colu
 def test_dot_scores_values(student):
     """dot_scores matches q_i . k_j at several shapes (T_q != T_k != d) and leaves its inputs unchanged"""
     check_scores(student, "dot_scores", lambda d: 1.0, SHAPES, 2)
+    check_drawn_scores(student, "dot_scores", lambda d: 1.0, 2)
 
 
 @pytest.mark.question("dot_scores")
@@ -84,13 +98,16 @@ def check_score_gradients(student, name, scale):
     for index, what in ((0, "Q"), (1, "K")):
         expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}")
     expect.within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale), f"the gradient of {name} w.r.t. Q")
+    _, grad_K = tol.gradients(lambda q, k: q @ k.transpose(-2, -1) * scale, [Q, K], seed)
+    expect.within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "dE/dK = (dE/dscores)^T Q, "
+                  "scaled like the scores: keep K in the graph and compute the scores from it as written.")
 
 
 @pytest.mark.question("dot_scores")
 @pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
 def test_dot_scores_gradients(student):
-    """Gradients flow from the dot-product scores back to Q and K"""
+    """Gradients flow from the dot-product scores back to Q and K, and equal the reference's"""
     check_score_gradients(student, "dot_scores", 1.0)
 
 
@@ -100,6 +117,7 @@ def test_dot_scores_gradients(student):
 def test_scaled_dot_scores_values(student):
     """scaled_dot_scores divides q_i . k_j by sqrt(d_k) for d_k = 6, 9 and 16"""
     check_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, SHAPES, 4)
+    check_drawn_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, 4)
 
 
 @pytest.mark.question("scaled_dot_scores")
@@ -114,7 +132,7 @@ def test_scaled_dot_scores_edge_shapes(student):
 @pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
 def test_scaled_dot_scores_gradients(student):
-    """Gradients flow from the scaled scores back to Q and K"""
+    """Gradients flow from the scaled scores back to Q and K, and equal the reference's"""
     check_score_gradients(student, "scaled_dot_scores", 1 / 3)  # d_k = 9
 
 
@@ -161,7 +179,7 @@ def test_general_score_values(student):
 @pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
 def test_general_score_gradients(student):
-    """Gradients flow from the scores to Q, K and W"""
+    """Gradients flow from the scores to Q, K and W, and equal the reference's"""
     Q, K, W, seed = inputs(8, (2, 3, 4), (2, 5, 6), (4, 6), (2, 3, 5))
     reply = student.run("GeneralScore", Q, K, init=(4, 6), params={"W.weight": W}, grad_args=(0, 1),
                         backward={"grad": seed})
@@ -170,6 +188,9 @@ def test_general_score_gradients(student):
         expect.grad_present(grad, name)
     KW, dKW = tol.matmul(K, W.double().T)
     expect.within(reply.arg_grads["0"], tol.matmul(seed, KW, 0.0, dKW), "the gradient with respect to Q")
+    _, grad_K, grad_W = tol.gradients(lambda q, k, w: q @ w @ k.transpose(-2, -1), [Q, K, W], seed)
+    expect.within(reply.arg_grads["1"], grad_K, "the gradient with respect to K")
+    expect.within(reply.param_grads["W.weight"], grad_W, "the gradient with respect to self.W.weight")
 
 
 def additive_reference(Q, K, Wq, Wk, v):
@@ -220,7 +241,7 @@ def test_additive_score_values(student):
 @pytest.mark.points(1)
 @pytest.mark.tags("graph cut")
 def test_additive_score_gradients(student):
-    """Gradients flow from the scores to Q, K, W_q, W_k and v"""
+    """Gradients flow from the scores to Q, K, W_q, W_k and v, and each equals the reference's"""
     Q, K, seed, Wq, Wk, v = inputs(11, (2, 3, 4), (2, 5, 6), (2, 3, 5), (3, 4), (3, 6), (1, 3))
     params = {"W_q.weight": Wq * 0.7, "W_k.weight": Wk * 0.7, "v.weight": v}  # known weights: values judged too
     reply = student.run("AdditiveScore", Q, K, init=(4, 6, 3), params=params, grad_args=(0, 1),
@@ -229,6 +250,14 @@ def test_additive_score_gradients(student):
     grads += [(f"self.{n}", reply.param_grads.get(n)) for n in ("W_q.weight", "W_k.weight", "v.weight")]
     for name, grad in grads:
         expect.grad_present(grad, name)
+    references = tol.gradients(additive_float64, [Q, K, params["W_q.weight"], params["W_k.weight"], v], seed)
+    for (name, grad), reference in zip(grads, references):
+        expect.within(grad, reference, f"the gradient with respect to {name}", "The gradients follow from "
+                      "e_ij = v^T tanh(W_q q_i + W_k k_j); a hand-written or detached step changes them.")
+
+
+def additive_float64(Q, K, Wq, Wk, v):
+    return (torch.tanh((Q @ Wq.T).unsqueeze(2) + (K @ Wk.T).unsqueeze(1)) @ v.T).squeeze(-1)
 
 
 MASK_HINT = ("A masked key must end with weight exactly 0 after softmax, for any allowed scores in the range the "
@@ -272,6 +301,19 @@ def test_apply_mask_values(student):
     """apply_mask keeps allowed scores and gives forbidden keys exactly zero weight, for every mask form"""
     for scores, mask, allowed, kind in mask_probes(12):
         check_masked_scores(student.call("apply_mask", scores, mask), scores, allowed, f"apply_mask with {kind}")
+    for probe, (scores, mask, allowed), got in drawn_mask_calls(student, "apply_mask", 40):
+        check_masked_scores(got, scores, allowed, f"apply_mask with {probe.describe()}")
+
+
+def drawn_mask_calls(student, name, seed, count=8):
+    """[(probe, (scores, mask, allowed), output)]: `name`(scores, mask) on masks drawn from the documented space
+    (grading/space.py), every call on one child, each mask in its drawn layout."""
+    probes = space.draw_examples(space.MASKS, count, seed)
+    built = [probe.build() for probe in probes]
+    (scores, mask, _), *rest = built
+    layouts = {str(n): {"1": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
+    reply = student.run(name, scores, mask, more=[((s, m), {}) for s, m, _ in rest], layouts=layouts)
+    return list(zip(probes, built, reply.outputs))
 
 
 @pytest.mark.question("apply_mask")
@@ -349,6 +391,13 @@ def test_attention_weights_mask(student):
         what = f"attention_weights with the {call} of two different masks of the same shape"
         expect.masked_are_zero(expect.shape(got, tuple(scores.shape), what), allowed, what, MASK_HINT)
         expect.within(got, weights_reference(scores, allowed), what, "Use the mask you are given on every call.")
+    for probe, (scores, mask, allowed), got in drawn_mask_calls(student, "attention_weights", 41):
+        what = f"attention_weights with {probe.describe()}"
+        got = expect.shape(got, tuple(scores.shape), what)
+        want = weights_reference(scores, allowed)
+        expect.masked_are_zero(got, allowed, what, MASK_HINT)
+        expect.rows_sum_to_one(got, what, "", want)
+        expect.within(got, want, what)
 
 
 @pytest.mark.question("attention_weights")
@@ -375,23 +424,14 @@ def test_attention_weights_large_scores(student):
                   "score is beyond float32); the weights must still be finite and right.")
 
 
-def as_allowed(got, what):
-    """A mask the student built: bool, or 0/1 numbers as in the lesson (mask[:, :, -1] = 0). Anything else
-    (other values, a float mask of -inf/0 to add) does not follow the course's convention."""
-    if got.dtype != torch.bool and not ((got == 0) | (got == 1)).all():
-        raise StudentFault(f"{what} holds values other than 0/1 or True/False; this course's masks are 1/True for an "
-                           "allowed key and 0/False for a forbidden one.")
-    return got.bool()
-
-
 @pytest.mark.question("causal_mask")
 @pytest.mark.points(2)
 @pytest.mark.tags("inverted mask", "future leakage")
 def test_causal_mask(student):
     """causal_mask(T) is a (T, T) mask, bool or 0/1, allowing exactly the keys j <= i"""
     for T in (1, 4, 7):
-        got = expect.shape(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
-        if not torch.equal(as_allowed(got, f"causal_mask({T})"), torch.ones(T, T, dtype=torch.bool).tril()):
+        got = expect.mask(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
+        if not torch.equal(got, torch.ones(T, T, dtype=torch.bool).tril()):
             raise StudentFault(f"causal_mask({T}) is wrong: query i may attend to keys j <= i (True or 1 on and below "
                                "the diagonal, torch.tril). An inverted or shifted mask leaks the future.")
 
@@ -404,11 +444,11 @@ def test_padding_mask(student):
     for lengths, T_k in [([3, 7, 1], 7), ([2], 5), ([4, 4], 6)]:
         lengths = torch.tensor(lengths)
         what = f"padding_mask({lengths.tolist()}, {T_k})"
-        got = expect.shape(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k), what,
+        got = expect.mask(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k), what,
                            "The mask is (B, 1, T_k): the middle 1 broadcasts over queries, so every query ignores "
                            "the same padded keys.")
         want = (torch.arange(T_k)[None, :] < lengths[:, None]).unsqueeze(1)
-        if not torch.equal(as_allowed(got, what), want):
+        if not torch.equal(got, want):
             raise StudentFault(f"{what} is wrong: key j is allowed (True or 1) when j < lengths[b].")
 
 
@@ -447,16 +487,15 @@ def saturation_inputs(d):
 class Experiment:
     """The saturation experiment, run through the student's own functions, stage by stage.
 
-    Each stage's output is compared with the reference on the same inputs. A stage that disagrees is a
-    fault of that function's own question, charged there; here the reference output takes its place and
-    the feedback says so, so one fault is never charged twice. What this question pays for is the
-    experiment running end to end on the student's pipeline: if no stage at all was the student's, it fails.
+    What this question pays for is the experiment running end to end on the student's pipeline, so every
+    stage must give the reference's answer on the experiment's inputs. A stage that does not (wrong values,
+    an error, a crash, a time-out, memory exhausted) fails the question exactly as a stage left as the stub
+    does: no failure of a function earns more here than leaving it unwritten. The stage's own question says
+    what is wrong with it.
     """
 
     def __init__(self, student, made):
         self.student, self.made = student, made
-        self.replaced: list[str] = []
-        self.own = 0
 
     def stage(self, name, args, reference, grad_reference=None, **run):
         try:
@@ -464,35 +503,23 @@ class Experiment:
             got = expect.within(reply.output, reference, name)
             if grad_reference is not None:
                 got = expect.within(reply.arg_grads.get("0"), grad_reference, f"{name} gradient")
-            self.own += 1
             return got
         except StudentFault as fault:
             if not fault.attempted:
                 raise  # a stub: finish that exercise first
-            if name not in self.replaced:
-                self.replaced.append(name)
-            return None
+            raise StudentFault(f"this experiment runs on your own functions, and {name} did not give the "
+                               f"reference's answer on its inputs ({fault}); its own question says what is wrong, "
+                               "fix it first.") from None
 
     def scores(self, name, d):
         Q, K = (self.made(spec) for spec in saturation_inputs(d))
         ref = scores_reference(Q, K, d ** -0.5 if name == "scaled_dot_scores" else 1.0)
-        got = self.stage(name, saturation_inputs(d), ref)
-        return (ref[0].float() if got is None else got.float()), ref
+        return self.stage(name, saturation_inputs(d), ref).float(), ref
 
     def entropy(self, name, d):
         scores, _ = self.scores(name, d)
-        weights_ref = weights_reference(scores)
-        weights = self.stage("attention_weights", (scores,), weights_ref)
-        weights = weights_ref[0].float() if weights is None else weights.float()
-        H_ref = tol.entropy(weights)
-        H = self.stage("softmax_entropy", (weights,), H_ref)
-        return (H_ref[0] if H is None else H).double().mean().item()
-
-    def verdict(self, story):
-        if self.own == 0:
-            raise StudentFault(f"none of your functions ({', '.join(self.replaced)}) gave the reference's answer in "
-                               "this experiment, so it did not run on your code at all: fix them first (their own "
-                               "questions say what is wrong). " + story)
+        weights = self.stage("attention_weights", (scores,), weights_reference(scores)).float()
+        return self.stage("softmax_entropy", (weights,), tol.entropy(weights)).double().mean().item()
 
 
 def seeded_made(spec):
@@ -511,7 +538,6 @@ def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
     story = (f"Mean entropy (nats) for d_k = 8/64/256: raw {', '.join(f'{h:.3f}' for h in raw)}; scaled "
              f"{', '.join(f'{h:.3f}' for h in scaled)} (reference raw {saturation_reference['raw']}, scaled "
              f"{saturation_reference['scaled']}).")
-    run.verdict(story)
     missed = [text for ok, text in (
         (raw[0] - raw[1] > 0.1, f"from d_k = 8 to 64 it falls by {raw[0] - raw[1]:.3f}, not by more than 0.1"),
         (raw[1] - raw[2] > 0.1, f"from d_k = 64 to 256 it falls by {raw[1] - raw[2]:.3f}, not by more than 0.1"),
@@ -538,11 +564,9 @@ def test_score_gradient_shrinks_when_saturated(student):
         g_ref = tol.softmax_backward(*w_ref, seeded_made(seed))
         grad = run.stage("attention_weights", (scores,), w_ref, grad_args=(0,), backward={"grad": seed},
                          grad_reference=g_ref)
-        grad = g_ref[0] if grad is None else grad
         norms[name] = grad.double().norm(dim=-1).median().item()
     ratio = norms["dot_scores"] / norms["scaled_dot_scores"]
     story = f"The median gradient ratio raw/scaled at d_k = 256 is {ratio:.3g} (about 1/87 in the reference)."
-    run.verdict(story)
     if not ratio < 0.1:
         raise StudentFault("at d_k=256 the gradient reaching raw scores should be far smaller than for scaled "
                            "scores: softmax saturation is what makes unscaled attention hard to train. " + story)

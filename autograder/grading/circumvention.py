@@ -1,10 +1,14 @@
-"""A static look for deliberate attempts to switch off the grader's kernel watch (sandbox/child/watch.py).
+"""A static look for deliberate attempts to undo the grader's kernel refusals (sandbox/child/forbid.py) or
+switch off its kernel watch (sandbox/child/watch.py).
 
-Forbidden attention kernels are judged by what runs, never by names: a student may call their own
-helper `scaled_dot_product_attention`. What a source check is still good for is the rare file that
-reaches for PyTorch's mode stacks, torch-function switches or the grader's own child modules: no
-exercise needs them, and they are the tools to hide a fused kernel from the watch. Such a file is
-flagged for the instructor (a zero-point test that says why); it loses no points for the flag itself.
+Forbidden attention kernels are switched off before student code loads and judged by what runs, never
+by names: a student may call their own helper `scaled_dot_product_attention`. What a source check is
+still good for is the rare file that reaches for the tools it would take to get a fused kernel back or
+hide it (docs/kernels.md): PyTorch's mode stacks and torch-function switches, its operator registry and
+dispatcher internals (`torch.library`, `torch._C._dispatch_*`), the garbage collector's object lists,
+`ctypes`, code-object surgery and module reloading, PyTorch's internal attention code, and the grader's
+own child modules. No exercise needs any of them. Such a file is flagged for the instructor (a
+zero-point test that says why); it loses no points for the flag itself.
 """
 from __future__ import annotations
 
@@ -20,8 +24,17 @@ TOOLS = {
     "_get_current_dispatch_mode_stack", "_ExcludeDispatchKeyGuard", "_DisableTorchDispatch",
     "_dispatch_call_boxed", "_dispatch_tls_set_dispatch_key_excluded", "__torch_function__",
     "__torch_dispatch__", "_is_torch_function_mode_enabled", "_is_torch_function_enabled",
+    # what it would take to undo forbid.py: re-register or redispatch kernels, find its objects, swap code back
+    "Library", "_dispatch_library", "_dispatch_has_kernel_for_dispatch_key", "_dispatch_find_dangling_impls",
+    "_dispatch_dump", "_dispatch_dump_table", "_dispatch_get_all_op_names", "redispatch", "py_kernels", "py_impl",
+    "decomposition_table", "get_objects", "get_referrers", "get_referents", "__code__", "__closure__",
+    "__globals__", "co_consts", "reload", "meta_path", "path_hooks", "ctypes", "pythonapi", "cffi",
+    "_higher_order_ops", "_decomp", "_refs", "_prims", "_inductor", "quantizable", "_internal",
+    "_native_multi_head_attention", "_transformer_encoder_layer_fwd", "_masked_softmax", "_safe_softmax",
 }
-GRADER_MODULES = {"harness", "watch", "wire", "inputs"}  # the child's own modules (sys.modules keys)
+MODULE_TOOLS = {"gc", "importlib", "ctypes", "cffi", "library", "multiprocessing", "subprocess",
+                "threading", "_thread", "concurrent"}  # modules whose import alone is flagged
+GRADER_MODULES = {"harness", "watch", "wire", "inputs", "forbid", "zygote", "confine"}  # the child's own modules
 
 
 @functools.lru_cache(maxsize=64)
@@ -40,7 +53,8 @@ def circumvention(source: str) -> tuple[str, ...]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 names = {alias.name, getattr(node, "module", None) or ""}
-                found |= {part for name in names for part in name.split(".")} & (TOOLS | GRADER_MODULES)
+                found |= {part for name in names for part in name.split(".")} & (TOOLS | GRADER_MODULES
+                                                                                   | MODULE_TOOLS)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if node.value in TOOLS or node.value in GRADER_MODULES - {"inputs"}:  # "inputs" is a common word
                 found.add(repr(node.value))
@@ -55,5 +69,5 @@ def flag(student) -> None:
     found = circumvention(student.source.text)
     if found:
         raise StudentFault(f"Flagged for your instructor (no points are taken for this flag): your file uses "
-                           f"{', '.join(found)}, which no exercise needs and which can switch off the grader's "
-                           "check for fused attention kernels.")
+                           f"{', '.join(found)}, which no exercise needs and which can be used to get the fused "
+                           "attention kernels back or hide them from the grader's check.")

@@ -20,6 +20,18 @@ def shape(value: object, expected: tuple, what: str, hint: str = "") -> torch.Te
     return tensor
 
 
+def mask(value: object, expected: tuple, what: str, hint: str = "") -> torch.Tensor:
+    """A mask a student built, as the handout allows it: bool, or 0/1 numbers of any dtype (int, float). Returns
+    it as bool (True = allowed). Other values (a -inf/0 float mask to add) do not follow the course's convention."""
+    tensor = as_tensor(value, what)
+    if tuple(tensor.shape) != tuple(expected):
+        raise StudentFault(f"{what} has shape {tuple(tensor.shape)}, expected {tuple(expected)}. {hint}".strip())
+    if tensor.is_complex() or (tensor.dtype != torch.bool and not ((tensor == 0) | (tensor == 1)).all()):
+        raise StudentFault(f"{what} holds values other than 0/1 or True/False; this course's masks are 1/True for an "
+                           "allowed key and 0/False for a forbidden one.")
+    return tensor != 0
+
+
 def close(value: object, expected: torch.Tensor, what: str, hint: str = "",
           rtol: float = 1e-4, atol: float = 1e-5) -> torch.Tensor:
     """Compare in float64 against the reference; NaN where the reference has none is wrong."""

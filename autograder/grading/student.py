@@ -94,14 +94,15 @@ class StudentFile:
     def run(self, target: str, *args, kwargs: dict | None = None, init: tuple | None = None,
             params: dict | None = None, method: str | None = None, grad_args: tuple = (),
             backward: dict | None = None, check_inputs: bool = False, more: list | None = None,
-            train: bool = False) -> Reply:
+            train: bool = False, layouts: dict | None = None) -> Reply:
         """Call `target` (a function, or a class built with `init` and probed in eval() mode unless
         `train`) on args, then again on each (args, kwargs) pair of `more`, in the same process and on
-        the same instance."""
+        the same instance. `layouts` {"call number": {"argument index": layout}} hands an argument to the
+        student in another memory layout (sandbox/child/inputs.py: laid_out), call 0 being the first."""
         child = self._connect()
         request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
                    "params": params or {}, "method": method, "grad_args": list(grad_args),
-                   "backward": backward, "check_inputs": check_inputs, "train": train,
+                   "backward": backward, "check_inputs": check_inputs, "train": train, "layouts": layouts or {},
                    "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
         what = f"{target}(...)" if init is None else f"{target}{tuple(init)}"
         try:
@@ -125,6 +126,13 @@ class StudentFile:
             if reply.get(key) is not None and not isinstance(reply[key], kind):
                 raise StudentFault(f"calling {what}: the process sent back a malformed reply ({key})")
         record_call(self.diagnoser, request, reply)
+        mutated = reply.get("mutated") if isinstance(reply.get("mutated"), list) else ["(no report)"]
+        mutated = [str(m)[:40] for m in mutated if not (check_inputs and str(m).endswith(" of call 1"))]
+        if mutated:  # every input of every call: a check_inputs caller words its own message for the first call
+            raise StudentFault(f"{what} modified its inputs in place ({'; '.join(mutated[:4])}); a function must "
+                               "compute new tensors and leave every input as it was (use masked_fill, not "
+                               "masked_fill_, and no item assignment or in-place operators on inputs).",
+                               diagnoses=(structural.inputs_modified(what, mutated[:4]),))
         return Reply(reply.get("output"), reply.get("arg_grads") or {}, reply.get("param_grads") or {},
                      reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()),
                      tuple(reply.get("more") or ()))
@@ -149,6 +157,10 @@ def check_watch(what: str, reply: dict) -> None:
     fused = reply.get("fused")
     if not reply.get("ok") and not fused:
         return  # the call failed (or the name is missing): the error itself is the answer
+    if fused and isinstance(fused, list):  # a banned route was taken (and refused): say so, watch or no watch
+        names = ", ".join(str(n)[:80] for n in fused[:4])
+        raise StudentFault(f"calling {what} ran {names}: {FUSED_HINT}",
+                           diagnoses=(structural.forbidden_api(f"calling {what} ran {names}"),))
     if reply.get("watch") != "on" or not isinstance(fused, list):
         raise StudentFault(f"calling {what}: the grader could not confirm which PyTorch operations your code ran "
                            "(its check for fused attention kernels was switched off or replaced). "

@@ -61,6 +61,15 @@ def describe_error(exc: BaseException) -> dict:
     return {"type": type(exc).__name__, "message": message[:2000], "where": where}
 
 
+def _copy(value):
+    return value.detach().clone() if isinstance(value, torch.Tensor) else None
+
+
+def _same(before: torch.Tensor, now: object) -> bool:
+    return (isinstance(now, torch.Tensor) and before.shape == now.shape and before.dtype == now.dtype
+            and bool(torch.equal(before, now.detach())))
+
+
 class Harness:
     def __init__(self) -> None:
         self.module: types.ModuleType | None = None
@@ -96,6 +105,7 @@ class Harness:
             return {"ok": False, "error": {"type": "Missing", "message": f"no `{request['target']}` defined"}}
         args = inputs.materialize(request.get("args", []))
         kwargs = inputs.materialize(request.get("kwargs", {}))
+        args = self._laid_out(args, request, 0)
         for index in request.get("grad_args", []):
             args[index] = args[index].detach().requires_grad_(True)
         originals = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
@@ -138,12 +148,26 @@ class Harness:
             reply["inputs_changed"] = [
                 bool(o is not None and not torch.equal(o, a.detach())) for o, a in zip(originals, args)
             ]
+        calls = [(args, kwargs, originals, {k: _copy(v) for k, v in kwargs.items()})]
         more = []
-        for call in request.get("more") or []:  # the same function or module instance, other inputs
-            more.append(target(*inputs.materialize(call.get("args", [])),
-                               **inputs.materialize(call.get("kwargs", {}))))
+        for number, call in enumerate(request.get("more") or [], 1):  # the same function or instance, other inputs
+            more_args = self._laid_out(inputs.materialize(call.get("args", [])), request, number)
+            more_kwargs = inputs.materialize(call.get("kwargs", {}))
+            calls.append((more_args, more_kwargs, [_copy(a) for a in more_args],
+                          {k: _copy(v) for k, v in more_kwargs.items()}))
+            more.append(target(*more_args, **more_kwargs))
         if more:
             reply["more"] = more
+        # Every tensor input of every call, of every dtype, compared with its copy once all calls are done.
+        reply["mutated"] = [f"{where} of call {n}" for n, (a, k, a0, k0) in enumerate(calls, 1)
+                            for where, now, before in [*((f"argument {i + 1}", x, a0[i]) for i, x in enumerate(a)),
+                                                       *((f"argument {name}", x, k0[name]) for name, x in k.items())]
+                            if before is not None and not _same(before, now)]
+
+    @staticmethod
+    def _laid_out(args: list, request: dict, call: int) -> list:
+        layouts = (request.get("layouts") or {}).get(str(call)) or {}
+        return [inputs.laid_out(a, layouts.get(str(i))) for i, a in enumerate(args)]
 
     @staticmethod
     def _set_params(instance, params: dict) -> None:

@@ -28,3 +28,17 @@ def materialize(value: object) -> object:
     if isinstance(value, list):
         return [materialize(v) for v in value]
     return value
+
+
+def laid_out(value: object, layout: str | None) -> object:
+    """The same values in another memory layout: "expanded" (a broadcast view with stride 0 where the
+    tensor has size 1, to `(..., T_q, T_k)`-like shapes given as "expanded:B,T_q,T_k") or "strided" (not
+    contiguous). Masks reach student code in every layout the handout allows."""
+    if not isinstance(value, torch.Tensor) or not layout:
+        return value
+    if layout.startswith("expanded:"):
+        return value.expand([int(n) for n in layout.split(":", 1)[1].split(",")])
+    if layout == "strided":
+        doubled = torch.stack([value, value], dim=-1)
+        return doubled[..., 0]
+    return value

@@ -11,14 +11,18 @@ still reaches the same kernel. Two layers, both active around the call (and its 
 - a TorchDispatchMode sees the ATen kernels that actually run (the fused CPU kernels), in case the
   torch-level layer was bypassed.
 
-This runs in the student's process, so the report is the student's word like every other reply:
-the parent treats a missing or broken watch as a failure, and a static check of the source flags
-deliberate attempts to switch it off for the instructor.
+The watch is evidence, not the defence: forbid.py has already switched every such route off in the
+fork server, so a fused kernel raises whatever thread, name or trick reaches it. The watch says which
+route a failing call took (a refused call is recorded by forbid.py too), for the feedback and for the
+instructor. It runs in the student's process, so its report is the student's word like every other
+reply: the parent treats a missing or broken watch as a failure, and a static check of the source
+flags deliberate attempts to switch it or the refusals off.
 """
 from __future__ import annotations
 
 import re
 
+import forbid
 import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
@@ -69,6 +73,7 @@ class Watch:
         self._dispatch = _DispatchWatch(self.fused)
 
     def __enter__(self) -> "Watch":
+        forbid.REACHED.clear()
         self._function.__enter__()
         self._dispatch.__enter__()
         return self
@@ -86,7 +91,7 @@ class Watch:
                 self.intact = False
 
     def report(self) -> dict:
-        return {"fused": sorted(self.fused), "watch": "on" if self.intact else "off"}
+        return {"fused": sorted(self.fused | forbid.REACHED), "watch": "on" if self.intact else "off"}
 
 
 def _warm_up() -> None:

@@ -26,6 +26,7 @@ import torch  # noqa: F401 - the point of the zygote: pay for this import once
 TIMES["torch imported"] = (time.time(), time.process_time())
 
 import confine
+import forbid
 import harness
 from wipe import remove_tree
 
@@ -312,6 +313,7 @@ def main() -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_DUMPABLE, 0)
+    forbid.install()  # before any student file, so every child and thread inherits it (docs/kernels.md)
     warm_up()
     TIMES["warmed up (one backward pass)"] = (time.time(), time.process_time())
     plan = confinement_plan(own_namespace)

@@ -22,7 +22,16 @@ Run `python attention_scores.py` to run the public checks (and the explorations 
 #   (in the next assignment) `attention` alike.
 # - Softmax runs over the **keys**, the last dimension.
 # - Build the pipeline yourself: fused attention (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`)
-#   may not run inside your functions. The grader watches what runs, not what your functions are called.
+#   cannot run inside your functions: the grader switches it off and looks at what runs, not at what your
+#   functions are called.
+# - What the grader leaves out, and what it expects where the lesson is silent:
+#   - a row whose keys are **all** masked never occurs: every query keeps at least one allowed key, so what your
+#     code gives for such a row (NaN with `-inf`, a uniform row with `-1e9`) is not graded;
+#   - inputs are float32; compute in float32 or float64 and return at least that precision (results are compared
+#     with a float64 reference within float32 rounding, so float16 or bfloat16 results fail);
+#   - a module holds exactly the parameters its exercise names, with the shapes given, and no others (no biases,
+#     no extra learnable tensors); plain attributes and buffers are fine;
+#   - functions must not modify any of their inputs in place (scores, masks, Q, K, V alike), on any call.
 #
 # Fill in every `raise NotImplementedError(...)` line, then run the check cell under it. A failed check tells
 # you, in the lesson's terms, what is likely wrong.
