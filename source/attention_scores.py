@@ -28,6 +28,8 @@
 #   - a module holds exactly the parameters its exercise names, with the shapes given, and no others (no biases,
 #     no extra learnable tensors); plain attributes and buffers are fine;
 #   - functions must not modify any of their inputs in place (scores, masks, Q, K, V alike), on any call.
+#   - your code runs in one thread of one process: starting a thread or a process is refused while grading
+#     (nothing in these exercises needs one).
 #
 # Fill in every `raise NotImplementedError(...)` line, then run the check cell under it. A failed check tells
 # you, in the lesson's terms, what is likely wrong.
@@ -575,7 +577,7 @@ def test_apply_mask_values(student):
 def drawn_mask_calls(student, name, seed, count=8):
     """[(probe, (scores, mask, allowed), output)]: `name`(scores, mask) on masks drawn from the documented space
     (grading/space.py), every call on one child, each mask in its drawn layout."""
-    probes = space.draw_examples(space.MASKS, count, seed)
+    probes = space.mask_draws(count, seed)
     built = [probe.build() for probe in probes]
     (scores, mask, _), *rest = built
     layouts = {str(n): {"1": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}

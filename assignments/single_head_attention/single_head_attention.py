@@ -31,7 +31,8 @@ Run `python single_head_attention.py` to run the public checks (and the explorat
 # - Where the lesson is silent: a row whose keys are **all** masked never occurs (what you return for one is not
 #   graded); inputs are float32 and results must keep at least float32 precision (float16 results fail); the
 #   layer holds exactly `W_Q`, `W_K`, `W_V` as parameters (no biases, no other learnable tensors); no input
-#   (Q, K, V, x_q, x_kv, the mask) may be modified in place, on any call.
+#   (Q, K, V, x_q, x_kv, the mask) may be modified in place, on any call; your code runs in one thread of one
+#   process (starting a thread or a process is refused while grading: nothing here needs one).
 
 
 import math

@@ -62,6 +62,8 @@ MISTAKES: dict[str, str] = {
     "log-softmax": "log_softmax gives the logarithms of the weights; the weights are softmax(scores)",
     "softmax-unstable": "the softmax is exp(s) / sum exp(s) without subtracting the row maximum, which "
                         "overflows for large scores",
+    "train-mode-differs": "the layer computes something else in train() mode than in eval() mode, though it has "
+                          "no dropout (a mask, a scale or a projection used in one mode only)",
     "random-result": "the result is random: identical calls give different results (dropout left on, or random "
                      "numbers)",
     "dropout-on-weights": "dropout on the attention weights is active: some weights are zeroed at random and the "

@@ -138,5 +138,16 @@ def linear_input_size(kind: str, message: str, lines: list) -> tuple[None, str] 
                   f"vectors of size {given}.")
 
 
-RULES = [transpose_on_3d, bitwise_not_mask, non_bool_mask, lazy_parameters, weight_used_untransposed,
+def thread_or_process_refused(kind: str, message: str, lines: list) -> tuple[None, str] | None:
+    """The sandbox refuses new threads and processes (docs/isolation.md); these are the errors Python gives."""
+    refused = (kind == "RuntimeError" and "can't start new thread" in message) or (
+        kind in ("PermissionError", "OSError", "BlockingIOError") and "Operation not permitted" in message
+        and any(re.search(r"fork|Process|Pool|subprocess|Popen|spawn|Executor", code) for _, code in lines))
+    if not refused:
+        return None
+    return None, ("While grading, your code runs in one thread of one process: starting a thread or a process is "
+                  "refused. Compute the result in the function itself (nothing in the exercises needs a thread).")
+
+
+RULES = [thread_or_process_refused, transpose_on_3d, bitwise_not_mask, non_bool_mask, lazy_parameters, weight_used_untransposed,
          input_changed_in_place, numpy_round_trip, linear_input_size]

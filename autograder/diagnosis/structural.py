@@ -45,6 +45,12 @@ def forbidden_api(seen: str) -> Diagnosis:
     return finding("forbidden-api", f"{seen}.")
 
 
+def train_mode_differs(call: str) -> Diagnosis:
+    """Only when the same layer, weights and inputs give the reference's answer in eval() mode."""
+    return finding("train-mode-differs", f"{call} is wrong, while the same layer, weights and inputs give the "
+                                         "right answer in eval() mode.")
+
+
 def random_result(call: str, difference: str) -> Diagnosis:
     return finding("random-result", f"two calls of {call} with the same inputs gave different results (the second "
                                     f"{difference} from the first).")

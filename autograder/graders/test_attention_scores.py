@@ -308,7 +308,7 @@ def test_apply_mask_values(student):
 def drawn_mask_calls(student, name, seed, count=8):
     """[(probe, (scores, mask, allowed), output)]: `name`(scores, mask) on masks drawn from the documented space
     (grading/space.py), every call on one child, each mask in its drawn layout."""
-    probes = space.draw_examples(space.MASKS, count, seed)
+    probes = space.mask_draws(count, seed)
     built = [probe.build() for probe in probes]
     (scores, mask, _), *rest = built
     layouts = {str(n): {"1": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}

@@ -8,6 +8,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
+from autograder.diagnosis import structural
 from autograder.grading.probes import padding, random_mask
 from autograder.grading.student import StudentFault, seeded_inputs as inputs
 
@@ -121,7 +122,7 @@ def test_attention_masks(student):
     for got, allowed, call in zip(reply.outputs, (first, second), ("first", "second")):
         check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, f"attention with the {call} of two "
                               "different masks of the same shape", "Use the mask you are given on every call.")
-    probes = space.draw_examples(space.MASKS, 8, 42)
+    probes = space.mask_draws(8, 42)
     calls = [drawn_attention_inputs(probe, n) for n, probe in enumerate(probes)]
     layouts = {str(n): {"3": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
     (first, _), *rest = calls
@@ -313,8 +314,25 @@ def test_layer_training_mode(student):
                 raise StudentFault(f"{what} gives weights or outputs that are negative, NaN or infinite.")
         deterministic = all(torch.equal(a.double(), b.double()) for a, b in zip(*answers))
         if deterministic:  # no dropout: training must not change what the layer computes
-            check_attention_reply(answers[0], reference_layer(params, x_q, x_kv, allowed), allowed, what,
-                                  "Without dropout a layer computes the same in train() and eval() mode.")
+            reference = reference_layer(params, x_q, x_kv, allowed)
+            try:
+                check_attention_reply(answers[0], reference, allowed, what,
+                                      "Without dropout a layer computes the same in train() and eval() mode.")
+            except StudentFault as fault:
+                if right_in_eval_mode(student, params, (x_q, x_kv, mask), reference, allowed):
+                    fault.diagnoses = (*fault.diagnoses, structural.train_mode_differs(what))
+                raise
+
+
+def right_in_eval_mode(student, params, args, reference, allowed) -> bool:
+    """Whether the same layer, weights and inputs give the reference's answer in eval() mode (asked only after
+    a failure in train() mode, so that "it differs in training" is named only where it is proven)."""
+    try:
+        check_attention_reply(student.run("SingleHeadAttention", *args, init=(12, 9), params=params).output,
+                              reference, allowed, "SingleHeadAttention in eval() mode")
+    except StudentFault:
+        return False
+    return True
 
 
 @pytest.mark.question("SingleHeadAttention")

@@ -7,6 +7,7 @@ reports, that student's result file is written atomically.
 """
 from __future__ import annotations
 
+import errno
 import traceback
 from collections import defaultdict
 from pathlib import Path
@@ -57,6 +58,10 @@ def checked_diagnoses(found: object) -> tuple[Diagnosis, ...]:
     for diagnosis in found:
         kept.setdefault(diagnosis.mistake, diagnosis)
     return tuple(kept.values())
+
+
+def disk_full(problem: BaseException) -> bool:
+    return isinstance(problem, OSError) and problem.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 class GradingPlugin:
@@ -146,6 +151,8 @@ class GradingPlugin:
             try:
                 self._record(item, error)
             except Exception as problem:  # noqa: BLE001 - the fault wall: this student's row, never the class's
+                if disk_full(problem):
+                    raise  # OUT's disk, not this student: the run stops and resumes (exit 3)
                 self._record(item, problem)
         return report
 
@@ -185,6 +192,8 @@ class GradingPlugin:
             result = self._result(student)
             save(result, path, durable)
         except Exception as problem:  # noqa: BLE001 - the fault wall between students
+            if disk_full(problem):
+                raise  # OUT's disk, not this student: the run stops and resumes (exit 3)
             result = self._grader_problem(student, problem)
             save(result, path)
         self.items.pop(student, None)

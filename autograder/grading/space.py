@@ -98,6 +98,24 @@ def mask_probes(draw, max_batch: int = 4, max_len: int = 7):
                      draw(st.integers(0, 2 ** 31 - 1)), draw(st.sampled_from(SPREADS)), draw(st.sampled_from(DEPTHS)))
 
 
+@st.composite
+def coincident_mask(draw, form: str, max_len: int = 7):
+    """A probe of one mask form where T_q = B > 1 and the mask's rows differ: there a (T_q, T_k) mask read as
+    (B, T_k), or any mask broadcast over the wrong axis, gives other weights, which sizes drawn at random
+    rarely show (a coincidence of two sizes and one form)."""
+    B = draw(st.integers(2, 4))
+    T_k = draw(st.integers(2, max_len))
+    return MaskProbe(B, B, T_k, form, draw(st.sampled_from(MASK_DTYPES)), draw(st.sampled_from(LAYOUTS)),
+                     draw(st.integers(0, 2 ** 31 - 1)), draw(st.integers(0, 2 ** 31 - 1)),
+                     draw(st.sampled_from(SPREADS)), draw(st.sampled_from(DEPTHS)))
+
+
+def mask_draws(count: int, seed: int) -> tuple:
+    """`count` probes drawn from the whole mask space, then one per mask form with T_q = B > 1."""
+    covering = tuple(draw_examples(strategy, 1, seed + 1 + n)[0] for n, strategy in enumerate(COINCIDENT))
+    return draw_examples(MASKS, count, seed) + covering
+
+
 def draw_examples(strategy, count: int, seed: int) -> tuple:
     """`count` examples of `strategy`, the same ones on every run for one seed (moved by the seed sweep)."""
     return _drawn(strategy, count, probe_seed(seed))
@@ -119,4 +137,5 @@ def _drawn(strategy, count: int, seed: int) -> tuple:
 
 
 MASKS = mask_probes()
+COINCIDENT = tuple(coincident_mask(form) for form in MASK_FORMS)
 SIZES = sizes()

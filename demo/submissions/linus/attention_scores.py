@@ -32,6 +32,8 @@ Run `python attention_scores.py` to run the public checks (and the explorations 
 #   - a module holds exactly the parameters its exercise names, with the shapes given, and no others (no biases,
 #     no extra learnable tensors); plain attributes and buffers are fine;
 #   - functions must not modify any of their inputs in place (scores, masks, Q, K, V alike), on any call.
+#   - your code runs in one thread of one process: starting a thread or a process is refused while grading
+#     (nothing in these exercises needs one).
 #
 # Fill in every `raise NotImplementedError(...)` line, then run the check cell under it. A failed check tells
 # you, in the lesson's terms, what is likely wrong.

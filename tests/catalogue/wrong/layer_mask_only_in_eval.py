@@ -6,7 +6,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = ("Applies the mask only when not self.training (as if masks were an inference-time detail): in training, "
            "masked keys get weight.")
-MISTAKE_ID = 'mask-not-applied'
+MISTAKE_ID = ['train-mode-differs', 'mask-not-applied']
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):

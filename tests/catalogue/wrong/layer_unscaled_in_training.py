@@ -5,7 +5,7 @@ CAUGHT_BY = [
     'test_layer_training_mode',
 ]
 MISTAKE = "Scales the scores by 1/sqrt(d_k) only in eval() mode, so training runs on unscaled scores."
-MISTAKE_ID = 'scale-missing'
+MISTAKE_ID = ['train-mode-differs', 'scale-missing']
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):
