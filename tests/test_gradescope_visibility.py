@@ -120,3 +120,14 @@ def test_an_author_tags_a_revealing_check_and_hidden_checks_stay_hidden():
     assert [t["visibility"] for t in data["tests"]] == ["visible", "after_due_date", "hidden"]
     shown_at_once = results_json(student("ann", [tagged]), KeyRelease(keys="visible"))
     assert [t["visibility"] for t in shown_at_once["tests"]] == ["visible"]
+
+
+def test_a_zero_point_flag_on_a_missing_file_neither_passes_nor_fails():
+    """The circumvention flag is worth 0 points: on a file that is not there it says nothing about the student,
+    so Gradescope gets no status for it; run on a file that is there, it passes or fails as usual."""
+    missing = check("test_file_leaves_the_kernel_watch_alone", points=0.0, attempted=False, visibility="hidden")
+    ran = check("test_file_leaves_the_kernel_watch_alone", points=0.0, attempted=True, visibility="hidden")
+    (entry,) = [t for t in results_json(student("ana", [missing]))["tests"] if "quiz" not in t["tags"]][:1]
+    assert "status" not in entry and entry["score"] == 0
+    (entry,) = [t for t in results_json(student("ana", [ran]))["tests"] if "quiz" not in t["tags"]][:1]
+    assert entry["status"] == "failed"

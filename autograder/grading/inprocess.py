@@ -73,6 +73,7 @@ def grade_here(todo: list[Submission], state_dir: Path, log_path: Path, fingerpr
     libc = ctypes.CDLL(None)
     dumpable = libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # as a worker: no process of our uid reads the hidden tests from memory
+    forget_other_graders(graders_dir)
     before = set(sys.modules)
     profiling.event("in-process grading start", students=len(todo))
     try:
@@ -93,6 +94,17 @@ def forget_modules(before: set[str], graders_dir: Path) -> None:
     for name in set(sys.modules) - before:
         path = getattr(sys.modules.get(name), "__file__", None) or ""
         if os.path.realpath(path).startswith(folder + os.sep):
+            del sys.modules[name]
+
+
+def forget_other_graders(graders_dir: Path) -> None:
+    """Drop modules named like this folder's test modules but loaded from elsewhere (another graders folder,
+    or graders imported by other code in this process): pytest would refuse the name clash and collect nothing."""
+    folder = os.path.realpath(graders_dir)
+    names = {p.stem for p in Path(graders_dir).glob("*.py")}
+    for name in [n for n in sys.modules if n.rsplit(".", 1)[-1] in names]:
+        path = getattr(sys.modules[name], "__file__", None) or ""
+        if not os.path.realpath(path).startswith(folder + os.sep):
             del sys.modules[name]
 
 

@@ -30,6 +30,8 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
             "visibility": t.visibility,
             "tags": list(t.tags),
         }
+        if t.max_score == 0 and not t.attempted:
+            del entry["status"]  # a zero-point flag on a file that is not there neither passed nor failed
         tests += code_entries(entry, release.keys)
     for quiz in result.quizzes:
         tests += quiz_entries(quiz, release.for_quiz(quiz.quiz_id))
