@@ -272,8 +272,11 @@ def tasks_of(uid: int) -> int:
 
 def wipe(scratches: list[str], own_namespace: bool) -> list[str]:
     """Remove what the children since the last reap could write: their scratch folders, and inside our
-    own namespaces everything in /tmp and /dev/shm (ours alone: nothing of the host is there). Returns
-    what could not be removed; every child gets a folder of a new name anyway."""
+    own namespaces everything in /tmp and /dev/shm (ours alone: nothing of the host is there) except the
+    folders that hold what bubblewrap bound back in (a Python installation or the harness under /tmp, as in
+    a checkout made in a mktemp folder): moving those away would leave later children without Python.
+    Returns what could not be removed; every child gets a folder of a new name anyway."""
+    keep = [os.path.realpath(p) for p in (*readable_paths(), HERE, os.environ.get("ATTNKIT_SCRATCH", "")) if p]
     left: list[str] = []
     for folder in scratches:
         left += remove_tree(folder)
@@ -284,7 +287,9 @@ def wipe(scratches: list[str], own_namespace: bool) -> list[str]:
             except OSError:
                 continue
             for name in names:
-                left += remove_tree(os.path.join(top, name))
+                path = os.path.join(top, name)
+                if not any(k == path or k.startswith(path + os.sep) for k in keep):
+                    left += remove_tree(path)
     return left
 
 
