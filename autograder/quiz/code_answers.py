@@ -20,7 +20,7 @@ from .equivalence import Verdict
 from .model import CodeSpec, Question
 from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
 
-EVALUATOR_VERSION = "2"  # 2: a name or attribute slip goes to review, not to 0
+EVALUATOR_VERSION = "3"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions
 SEEDS = (1013, 2029)  # two input sets: a coincidence on one is not a match
 RTOL, ATOL = 1e-4, 1e-6
 # Errors that say a name was mistyped (`F.sofmax`, `dims=-1`), not that the computation is wrong: a
@@ -105,8 +105,37 @@ def prepare(question: Question, given: object) -> CodeAnswer | Verdict:
         return Verdict(None, f"The grader could not read this as one PyTorch expression ({problem}); "
                              "your instructor will read it.")
     source = canonical_source(reading)
-    key = hashlib.sha256(f"{question.id}\n{spec_fingerprint(spec)}\n{source}".encode()).hexdigest()[:24]
+    for index, listed in enumerate(misconception_sources(question)):
+        if listed is not None and written_alike(listed) == written_alike(source):
+            # written as the quiz lists it (it may not even run: "Q @ K", "V softmax(score(Q, K))")
+            return Verdict(False, "Incorrect: it is a listed misconception.", index)
+    listed = "\n".join(str(m.answer) for m in question.misconceptions)
+    key = hashlib.sha256(f"{question.id}\n{spec_fingerprint(spec)}\n{listed}\n{source}".encode()).hexdigest()[:24]
     return CodeAnswer(source, key)
+
+
+class _AsMatmul(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "_mul" and len(node.args) == 2:
+            return ast.BinOp(node.args[0], ast.MatMult(), node.args[1])
+        return node
+
+
+def written_alike(source: str) -> str:
+    """A source with maths juxtaposition ("V softmax(...)") written as the matrix product a quiz lists."""
+    return ast.unparse(ast.fix_missing_locations(_AsMatmul().visit(ast.parse(source, mode="eval"))))
+
+
+def misconception_sources(question: Question) -> list[str | None]:
+    """Each listed misconception's canonical source (None where it cannot be read: the loader refuses that)."""
+    sources = []
+    for m in question.misconceptions:
+        try:
+            sources.append(canonical_source(read_expression(str(m.answer), vocabulary(question.code))))
+        except (UnknownName, Unreadable):
+            sources.append(None)
+    return sources
 
 
 def module_source(spec: CodeSpec, expression: str) -> str:
@@ -149,7 +178,7 @@ class CodeEvaluator:
 
     def verdict(self, key: str) -> Verdict | None:
         entry = self.cache.get(key)
-        return Verdict(entry["equal"], entry["message"]) if entry else None
+        return Verdict(entry["equal"], entry["message"], entry.get("matched")) if entry else None
 
     def evaluate(self, work: Iterable[tuple[Question, CodeAnswer]]) -> None:
         todo = {answer.key: (question, answer) for question, answer in work if answer.key not in self.cache}
@@ -158,7 +187,8 @@ class CodeEvaluator:
         try:
             for question, answer in todo.values():
                 verdict = self._judge(question, answer)
-                self.cache[answer.key] = {"equal": verdict.equal, "message": verdict.message}
+                self.cache[answer.key] = {"equal": verdict.equal, "message": verdict.message,
+                                          "matched": verdict.matched}
                 self.evaluated += 1
         finally:
             self._save()
@@ -215,13 +245,26 @@ class CodeEvaluator:
             self.references[fingerprint] = outputs
         return self.references[fingerprint]
 
+    def _misconception(self, question: Question, index: int, source: str) -> dict:
+        """What a listed misconception computes (errors kept as messages: they match nothing)."""
+        key = f"{spec_fingerprint(question.code)}:{source}"
+        if key not in self.references:
+            self.references[key] = self._run(question.code, source)
+        return self.references[key]
+
     def _judge(self, question: Question, answer: CodeAnswer) -> Verdict:
         expected = self._reference(question)
         outputs = self._run(question.code, answer.source)
         errors = [v for v in outputs.values() if isinstance(v, str)]
-        for variant in question.code.variants or ("dot",):
+        variants = question.code.variants or ("dot",)
+        for variant in variants:
             if all(same_tensor(outputs.get((variant, s)), expected[variant, s]) for s in SEEDS):
                 return Verdict(True, "Correct: it computes the same tensors as the expected answer.")
+        for index, source in enumerate(misconception_sources(question)):
+            listed = self._misconception(question, index, source) if source is not None else {}
+            if listed and any(all(same_tensor(outputs.get((v, s)), listed.get((v, s))) for s in SEEDS)
+                              for v in variants):
+                return Verdict(False, "Incorrect: it computes what a listed misconception computes.", index)
         if errors and len(errors) == len(outputs) and all(_is_slip(e) for e in errors):
             return Verdict(None, f"Running it failed with {errors[0]}, which looks like a typo in a name; "
                                  "your instructor will read it")
@@ -260,5 +303,6 @@ def _read_cache(path: Path | None) -> dict[str, dict]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict) and set(v) == {"equal", "message"}
-            and v["equal"] in (True, False, None) and isinstance(v["message"], str)} if isinstance(data, dict) else {}
+    return {k: v for k, v in data.items() if isinstance(v, dict) and set(v) == {"equal", "message", "matched"}
+            and v["equal"] in (True, False, None) and isinstance(v["message"], str)
+            and (v["matched"] is None or type(v["matched"]) is int)} if isinstance(data, dict) else {}

@@ -29,6 +29,7 @@ class Verdict:
     """equal: True/False once the answer was read; None when it could not be read (a person decides)."""
     equal: bool | None
     message: str = ""
+    matched: int | None = None  # wrong: the index of the listed misconception it computes the same as
 
 
 def _sympy():

@@ -20,8 +20,9 @@ from .answers import AnswerSheet, read_answer_sheet
 from .choices import read_choice, read_verdict
 from .code_answers import CodeAnswer, CodeEvaluator, prepare
 from .equivalence import Verdict, compare_formula, read_number
-from .model import AnswerValue, ItemResult, Question, Quiz, QuizFormatError, QuizResult
+from .model import AnswerValue, ItemResult, Misconception, Question, Quiz, QuizFormatError, QuizResult
 from .meaning import accepted_structures, lexicon, scored_structures
+from .misconceptions import matching_choice, matching_formula, matching_number, matching_text, named
 from .normalize import normalize_answer
 from .notation import Vocabulary
 from .suggest import Suggestion, reading, rubric_score, suggest, why_not_pinned
@@ -105,7 +106,8 @@ def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> 
         return Outcome(0.0, choice.unreadable)
     if choice.value == q.answer:
         return Outcome(q.points, "Correct.")
-    return Outcome(0.0, f"Incorrect: you chose ({choice.value}) {q.option(choice.value).text}.")
+    return _wrong(q, given, context, f"Incorrect: you chose ({choice.value}) {q.option(choice.value).text}.",
+                  matching_choice(q, choice.value))
 
 
 def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outcome:
@@ -121,9 +123,37 @@ def _grade_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
     value = read_number(given, dict(q.constants))
     if value is None:
         return _judged_by_person(q, given, context, f"The grader could not read {given!r} as a number")
-    if abs(value - q.answer) <= q.tolerance + _FLOAT_SLACK * max(1.0, abs(q.answer)):
+    if _within(q, value):
         return Outcome(q.points, "Correct.")
-    return Outcome(0.0, f"Incorrect: {value:g} is not within {q.tolerance:g} of the expected value.")
+    message = f"Incorrect: {value:g} is not within {q.tolerance:g} of the expected value."
+    listed = matching_number(q, value)
+    if listed is None and isinstance(given, str) and any(
+            _within(q, float(n)) for n in re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?", given)):
+        # "d_k ** -0.5 with d_k = 16, so 0.25": the right number is written too; which one is the answer is
+        # for a person to say, not for the first number read
+        return _judged_by_person(q, given, context, "This answer is read by a person",
+                                 Suggestion(None, f"read as {value:g}, but it also writes the expected number", None))
+    return _wrong(q, given, context, message, listed)
+
+
+def _within(q: Question, value: float) -> bool:
+    return abs(value - q.answer) <= q.tolerance + _FLOAT_SLACK * max(1.0, abs(q.answer))
+
+
+def _wrong(q: Question, given: Any, context: GradingContext, message: str, listed: Misconception | None) -> Outcome:
+    """A wrong answer, scored only as the quiz declares (misconceptions.py): a listed misconception's points,
+    or 0 where the question's wrong answers score 0; otherwise a person decides, with a suggestion."""
+    if listed is not None and listed.points is not None:
+        verdict = "Partial credit" if listed.points else "Incorrect"
+        return Outcome(listed.points, f"{verdict}: {listed.says.rstrip('.')}.")
+    if listed is not None:
+        return _judged_by_person(q, given, context, "This answer is read by a person",
+                                 Suggestion(rubric_score(q, given), named(listed), None, listed.says))
+    if q.wrong_answers == "zero" or q.type in ("multiple_choice", "true_false"):
+        return Outcome(0.0, message)
+    why = message.removeprefix("Incorrect: ").rstrip(".")
+    return _judged_by_person(q, given, context, "This answer is read by a person",
+                             Suggestion(0.0, f"{why}; it is none of the listed misconceptions", None))
 
 
 def _judged_by_person(q: Question, given: Any, context: GradingContext, why: str,
@@ -162,6 +192,9 @@ def _grade_text(q: Question, given: Any, context: GradingContext) -> Outcome:
             points, feedback = scored[meaning.terms]
             default = "Partial credit." if points else "Incorrect."
             return Outcome(points, f"{feedback or default}{typos}")
+    listed = matching_text(q, given, meaning.terms if meaning is not None and not meaning.unknown else None)
+    if listed is not None:
+        return _wrong(q, given, context, "Incorrect.", listed)
     suggestion = suggest(q, given, why_not_pinned(meaning))
     return _judged_by_person(q, given, context, "This answer is read by a person", suggestion)
 
@@ -172,6 +205,8 @@ def _grade_maths(q: Question, given: Any, context: GradingContext) -> Outcome:
     spec = q.maths
     vocabulary = Vocabulary(frozenset(spec.symbols), dict(spec.aliases))
     verdict = compare_formula(given, spec.answer, vocabulary, spec.factor)
+    if verdict.equal is False:
+        return _wrong(q, given, context, verdict.message, matching_formula(q, given))
     return _from_verdict(q, given, context, verdict)
 
 
@@ -181,6 +216,9 @@ def _grade_code(q: Question, given: Any, context: GradingContext) -> Outcome:
         return Outcome(q.points, "Correct.")
     prepared = prepare(q, given)
     verdict = prepared if isinstance(prepared, Verdict) else context.code_verdict(q, prepared)
+    if verdict.equal is False:
+        listed = q.misconceptions[verdict.matched] if verdict.matched is not None else None
+        return _wrong(q, given, context, verdict.message, listed)
     return _from_verdict(q, given, context, verdict)
 
 

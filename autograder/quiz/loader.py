@@ -11,7 +11,9 @@ import yaml
 
 from .choices import verdict_words
 from .meaning import lexicon, read_meaning
-from .model import DEFAULT_LANGUAGES, AnswerValue, CodeSpec, MathsSpec, Option, Question, Quiz, QuizFormatError, RubricItem
+from .misconceptions import misconception_problems, wrong_answer_policy
+from .model import (DEFAULT_LANGUAGES, AnswerValue, CodeSpec, MathsSpec, Misconception, Option, Question, Quiz,
+                    QuizFormatError, RubricItem)
 from .schema import answers_schema_problems, quiz_schema_problems
 
 PathLike = Union[str, Path]
@@ -111,6 +113,7 @@ def _semantic_problems(data: dict) -> list[tuple[str, str]]:
                                     "to the reviewer; list 'terms' so that answers stating an accepted answer's "
                                     "key terms in the same order are graded without review"))
         problems += [(where, text) for text in _terms_problems(raw, tuple(data.get("languages") or DEFAULT_LANGUAGES))]
+        problems += [(where, text) for text in misconception_problems(raw)]
         if qid in data.get("retired", []):
             problems.append((where, f"'{qid}' is a retired id: give the question a new one"))
         if objectives and raw["objective"] not in objectives:
@@ -159,7 +162,7 @@ def _terms(raw: dict | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def _build_question(raw: dict, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
-                    verdicts: dict[str, bool] | None = None) -> Question:
+                    verdicts: dict[str, bool] | None = None, wrong_answers: str | None = None) -> Question:
     answer = raw.get("answer")
     if raw["type"] == "numeric":
         answer = float(answer)
@@ -188,6 +191,9 @@ def _build_question(raw: dict, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
         terms=_terms(raw.get("terms")),
         scored=tuple((s["answer"], float(s["points"]), s.get("feedback", "")) for s in raw.get("scored", [])),
         languages=languages,
+        misconceptions=tuple(Misconception(m["answer"], m["says"].strip(), None if m.get("points") is None
+                                           else float(m["points"])) for m in raw.get("misconceptions", [])),
+        wrong_answers=wrong_answer_policy(raw, wrong_answers),
         verdicts=tuple(sorted((verdicts or {}).items())) if raw["type"] == "true_false" else (),
     )
 
@@ -227,7 +233,9 @@ def quiz_from_data(data: Any, path: PathLike | None = None) -> Quiz:
         title=data["title"],
         lesson=data["lesson"],
         objectives=tuple(data.get("objectives", [])),
-        questions=tuple(_build_question(raw, languages, verdicts) for raw in data["questions"]),
+        questions=tuple(_build_question(raw, languages, verdicts, data.get("wrong_answers"))
+                        for raw in data["questions"]),
+        visibility=data.get("visibility"),
         languages=languages,
         source_path=str(path) if path is not None else None,
         lesson_title=data.get("lesson_title"),

@@ -51,6 +51,20 @@ class RubricItem:
 
 
 @dataclass(frozen=True)
+class Misconception:
+    """A wrong answer the quiz lists: matched as the question's own answers are (same option, same number,
+    same formula, same tensors, same key terms); `points` is the partial credit the author declares, None
+    for "a person decides" (the answer goes to review with `says` as the suggestion)."""
+
+    answer: Any                    # option id, number, formula, code or free text, as the question's answers
+    says: str                      # the wrong idea in a few words: shown to the reviewer and in the feedback
+    points: Optional[float] = None
+
+
+WRONG_ANSWER_POLICIES = ("zero", "review")
+
+
+@dataclass(frozen=True)
 class MathsSpec:
     """A short answer graded as a formula: equal to `answer` under symbolic simplification."""
 
@@ -101,6 +115,9 @@ class Question:
     # matched like accepted answers: (answer, points, feedback).
     scored: tuple[tuple[str, float, str], ...] = ()
     languages: tuple[str, ...] = DEFAULT_LANGUAGES  # the quiz's: fillers and true/false words
+    misconceptions: tuple[Misconception, ...] = ()
+    # A wrong answer that matches no listed misconception: scored 0 ("zero") or read by a person ("review").
+    wrong_answers: str = "zero"
     verdicts: tuple[tuple[str, bool], ...] = ()     # true_false: word -> verdict, for the quiz's languages
 
     @property
@@ -140,6 +157,7 @@ class Quiz:
     lesson_title: Optional[str] = None              # what students see; `lesson` is the lesson's file
     retired: tuple[str, ...] = ()                   # ids of removed questions: never reused, ignored in answers
     languages: tuple[str, ...] = DEFAULT_LANGUAGES
+    visibility: Optional[str] = None                # Gradescope: when students see this quiz's key (None: the kit's)
 
     @property
     def lesson_name(self) -> str:

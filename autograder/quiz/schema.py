@@ -13,8 +13,9 @@ from typing import Any, Iterable
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from ..gradescope.visibility import VISIBILITIES
 from .choices import LANGUAGES
-from .model import QUESTION_TYPES, SOURCES
+from .model import QUESTION_TYPES, SOURCES, WRONG_ANSWER_POLICIES
 
 QUIZ_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"  # used in the answer-file name quiz_<id>.yaml
 QUESTION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -26,14 +27,19 @@ _NOT_ALLOWED: dict[str, Any] = {"not": {}}
 # Keys that only some question types may carry; the rest get a "not allowed" schema per type.
 _TYPE_SPECIFIC_KEYS = ("answer", "options", "accepted", "regex", "rubric", "tolerance", "maths", "code",
                        "auto_rubric", "review_if", "constants", "terms",
-                       "scored")
+                       "scored", "misconceptions", "wrong_answers")
 _KEYS_BY_TYPE: dict[str, dict[str, Any]] = {
-    "multiple_choice": {"answer": {"type": "string"}, "options": True},
+    "multiple_choice": {"answer": {"type": "string"}, "options": True,
+                        "misconceptions": {"items": {"properties": {"answer": {"type": "string",
+                                                                               "pattern": r"^[a-z]$"}}}}},
     "true_false": {"answer": {"type": "boolean"}},
     "short_answer": {"accepted": True, "regex": True, "rubric": True, "maths": True, "code": True,
                      "auto_rubric": True, "review_if": True, "terms": True,
-                     "scored": True},
-    "numeric": {"answer": {"type": "number"}, "tolerance": True, "constants": True},
+                     "scored": True, "misconceptions": {"items": {"properties": {"answer": {"type": "string"}}}},
+                     "wrong_answers": True},
+    "numeric": {"answer": {"type": "number"}, "tolerance": True, "constants": True,
+                "misconceptions": {"items": {"properties": {"answer": {"type": ["number", "string"]}}}},
+                "wrong_answers": True},
 }
 _REQUIRED_BY_TYPE = {
     "multiple_choice": ["answer", "options"],
@@ -70,6 +76,8 @@ QUIZ_SCHEMA: dict[str, Any] = {
         "retired": {"type": "array", "items": {"type": "string", "pattern": QUESTION_ID_PATTERN}, "uniqueItems": True},
         "objectives": {"type": "array", "items": _TEXT, "uniqueItems": True},
         "languages": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": list(LANGUAGES)}},
+        "wrong_answers": {"enum": list(WRONG_ANSWER_POLICIES)},
+        "visibility": {"enum": list(VISIBILITIES)},
         "verdict_words": {"type": "object", "additionalProperties": False, "properties": {
             "true": {"type": "array", "items": _TEXT}, "false": {"type": "array", "items": _TEXT}}},
         "questions": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/question"}},
@@ -103,6 +111,8 @@ QUIZ_SCHEMA: dict[str, Any] = {
                 "scored": {"type": "array", "items": {
                     "type": "object", "required": ["answer", "points"], "additionalProperties": False,
                     "properties": {"answer": _TEXT, "points": {"type": "number", "minimum": 0}, "feedback": _TEXT}}},
+                "misconceptions": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/misconception"}},
+                "wrong_answers": {"enum": list(WRONG_ANSWER_POLICIES)},
                 "terms": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": r"^[a-z][a-z0-9-]*$"},
                           "additionalProperties": {"type": "array", "minItems": 1, "items": _TEXT}},
                 "constants": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": "number"}},
@@ -129,6 +139,13 @@ QUIZ_SCHEMA: dict[str, Any] = {
                 "aliases": _ALIASES,
                 "wrong_names": {"type": "array", "items": _NAME},
             },
+        },
+        "misconception": {
+            "type": "object",
+            "required": ["answer", "says"],
+            "additionalProperties": False,
+            "properties": {"answer": {"type": ["string", "number"]}, "says": _TEXT,
+                           "points": {"type": "number", "minimum": 0}},
         },
         "option": {
             "type": "object",

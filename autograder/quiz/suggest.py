@@ -19,6 +19,7 @@ class Suggestion:
     score: float | None    # the rubric's score (None without a rubric)
     why: str
     meaning: str | None    # canonical reading (None without terms): equal readings state the same thing
+    misconception: str | None = None  # the listed misconception the answer is (it groups such answers)
 
 
 def rubric_hits(q: Question, normalized: str) -> list[tuple[int, str]]:

@@ -98,7 +98,7 @@ def test_a_code_answer_with_a_mistyped_name_goes_to_review_with_the_error(real_q
         assert result.pending and result.score == 0 and error in result.feedback, result.feedback
     capital = grade_question(question, "F.Softmax(scores, dim=-1)")  # code is case-sensitive
     assert capital.pending and "no attribute 'Softmax'" in capital.feedback
-    wrong = grade_question(question, "F.softmax(scores, dim=1)")
+    wrong = grade_question(question, "torch.sigmoid(scores)")  # listed with 0 points
     assert not wrong.pending and wrong.score == 0
 
 

@@ -61,10 +61,16 @@ def test_no_wrong_answer_at_full_credit_and_no_credit_for_a_misconception(graded
 
 
 def test_computable_questions_rarely_need_a_person(graded):
-    """Maths, code and numeric answers are judged by the kit; only prose or unknown words go to review."""
+    """Maths, code and numeric answers are judged by the kit. A right one waits for a person only when it
+    cannot be read; a wrong one whenever the quiz does not say how to score it (misconceptions.py), and
+    then the reviewer is told why: the misconception it is, or what it computes instead."""
     computable = [r for r in graded if r["question"].type == "numeric" or r["question"].grading != "text"]
-    pending = [r["answer"] for r in computable if r["result"].pending]
-    assert len(pending) <= 0.1 * len(computable), pending
+    right = [r for r in computable if r["score"] >= r["question"].points]
+    waiting = [r["answer"] for r in right if r["result"].pending]
+    assert len(waiting) <= 0.1 * len(right), waiting
+    for r in computable:
+        if r["result"].pending and r["score"] < r["question"].points and r["result"].suggestion:
+            assert "listed misconception" in r["result"].suggestion or r["result"].suggested_score == 0, r["answer"]
 
 
 def test_review_groups_never_mix_answers_a_teacher_scores_differently(graded):
