@@ -131,3 +131,69 @@ def test_a_zero_point_flag_on_a_missing_file_neither_passes_nor_fails():
     assert "status" not in entry and entry["score"] == 0
     (entry,) = [t for t in results_json(student("ana", [ran]))["tests"] if "quiz" not in t["tags"]][:1]
     assert entry["status"] == "failed"
+
+
+def _quiz_folder(tmp_path, quiz, visibility):
+    """A copy of one shipped quiz file whose own `visibility` is set (None: left out)."""
+    import yaml
+
+    data = yaml.safe_load(open(quiz.source_path, encoding="utf-8"))
+    data.pop("visibility", None)
+    if visibility is not None:
+        data["visibility"] = visibility
+    folder = tmp_path / "quizzes"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{quiz.id}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("declared, shown, said", [
+    ("after_published", ["visible", "after_published"], "when your instructor publishes the grades"),
+    ("hidden", ["visible", "hidden"], "only to your instructor"),
+    ("visible", ["visible"], None),
+    (None, ["visible", "after_due_date"], "after the due date"),
+])
+def test_a_quiz_file_sets_when_its_own_key_is_released(tmp_path, declared, shown, said):
+    from autograder.quiz import load_quiz
+
+    quiz = QUIZZES[0]
+    folder = _quiz_folder(tmp_path, quiz, declared)
+    assert load_quiz(folder / f"{quiz.id}.yaml").visibility == declared  # the schema accepts it
+    graded = convert(grade_quiz(quiz, {q.id: wrong(q) for q in quiz.questions if wrong(q) is not None}), tmp_path)
+    release = load_release(tmp_path / "no-pyproject.toml", folder)
+    data = results_json(student("ann", quizzes=[graded]), release)
+    assert [t["visibility"] for t in data["tests"]] == shown
+    if said:
+        receipt, entry = data["tests"]
+        assert said in receipt["output"] and not [k for k in keys_of(quiz) if k in visible_before_release(data)]
+        assert entry["name"] == f"quiz {quiz.id}" and any(k in entry["output"] for k in keys_of(quiz))
+
+
+def test_a_quiz_files_visibility_overrides_the_course_default_and_the_per_quiz_table_overrides_both(tmp_path):
+    quiz = QUIZZES[0]
+    folder = _quiz_folder(tmp_path, quiz, "after_published")
+    settings = tmp_path / "pyproject.toml"
+    settings.write_text('[tool.attnkit.gradescope]\nkeys = "visible"\n')
+    release = load_release(settings, folder)
+    assert release.for_quiz(quiz.id) == "after_published" and release.for_quiz("other") == "visible"
+    graded = convert(grade_quiz(quiz, {}), tmp_path)
+    data = results_json(student("ann", quizzes=[graded]), release)
+    assert [t["visibility"] for t in data["tests"]] == ["visible", "after_published"]
+    settings.write_text(f'[tool.attnkit.gradescope]\nkeys = "visible"\nquizzes = {{ {quiz.id} = "after_due_date" }}\n')
+    assert load_release(settings, folder).for_quiz(quiz.id) == "after_due_date"
+
+
+def test_an_unknown_visibility_in_a_quiz_file_is_refused(tmp_path):
+    from autograder.quiz import QuizFormatError, load_quiz
+
+    quiz = QUIZZES[0]
+    folder = _quiz_folder(tmp_path, quiz, "soon")
+    with pytest.raises(QuizFormatError, match="'visibility' must be one of hidden, after_due_date"):
+        load_quiz(folder / f"{quiz.id}.yaml")
+    with pytest.raises(ValueError, match="visibility 'soon'"):
+        load_release(tmp_path / "no-pyproject.toml", folder)
+
+
+def test_the_shipped_quizzes_release_their_keys_after_the_due_date():
+    release = load_release()
+    assert {release.for_quiz(quiz.id) for quiz in QUIZZES} == {"after_due_date"}

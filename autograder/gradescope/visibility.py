@@ -7,11 +7,15 @@ and resubmit. So every entry that reveals a key (a quiz's scores, "Expected: ...
 check whose message quotes the reference's values, or that its author tagged `reveals-answer`) is released
 at `keys` (default `after_due_date`); what reveals nothing stays as authored.
 
-The setting lives in pyproject.toml, which ships in the Gradescope zip:
+The course default lives in pyproject.toml, which ships in the Gradescope zip; a quiz file may set its own
+(`visibility: after_published`), and the pyproject's per-quiz table has the last word:
 
     [tool.attnkit.gradescope]
     keys = "after_published"                       # every key: after_due_date, after_published, visible
-    quizzes = { attention_score = "after_due_date" }  # one quiz differently
+    quizzes = { attention_score = "after_due_date" }  # one quiz differently, whatever its file says
+
+So a quiz's key is released at: its entry in `quizzes`, else its file's `visibility`, else `keys`, else
+after the due date.
 """
 from __future__ import annotations
 
@@ -38,28 +42,46 @@ _QUOTES_VALUES = re.compile(r"\b(?:expected|reference|should be|correct answer|a
 @dataclass(frozen=True)
 class KeyRelease:
     keys: str = DEFAULT_KEYS
-    quizzes: dict[str, str] = field(default_factory=dict)
+    quizzes: dict[str, str] = field(default_factory=dict)  # pyproject, per quiz: the last word
+    files: dict[str, str] = field(default_factory=dict)    # quiz id -> the quiz file's own `visibility`
 
     def for_quiz(self, quiz_id: str) -> str:
-        return self.quizzes.get(quiz_id, self.keys)
+        return self.quizzes.get(quiz_id) or self.files.get(quiz_id) or self.keys
 
     def __post_init__(self) -> None:
         for where, value in [("keys", self.keys), *((f"quizzes.{q}", v) for q, v in self.quizzes.items())]:
             if value not in VISIBILITIES:
                 raise ValueError(f"[tool.attnkit.gradescope] {where} = {value!r}: use one of {', '.join(VISIBILITIES)}")
+        for quiz_id, value in self.files.items():
+            if value not in VISIBILITIES:
+                raise ValueError(f"quiz {quiz_id}: visibility {value!r}: use one of {', '.join(VISIBILITIES)}")
 
 
-def load_release(pyproject: Path | None = None) -> KeyRelease:
-    """The kit's setting; the default where pyproject.toml says nothing. A broken setting fails loudly
-    (grading with keys shown by mistake is worse than not grading)."""
+def load_release(pyproject: Path | None = None, quiz_dir: Path | None = None) -> KeyRelease:
+    """The kit's setting and the quiz files' own; the default where neither says anything. A broken setting
+    fails loudly (grading with keys shown by mistake is worse than not grading)."""
+    files = quiz_visibilities(quiz_dir or paths.QUIZZES_DIR)
     path = pyproject or paths.ROOT / "pyproject.toml"
     if tomllib is None or not path.is_file():
-        return KeyRelease()
+        return KeyRelease(files=files)
     section = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("attnkit", {}).get("gradescope", {})
     quizzes = section.get("quizzes", {})
     if not isinstance(quizzes, dict):
         raise ValueError("[tool.attnkit.gradescope] quizzes must be a table: { quiz_id = \"after_due_date\" }")
-    return KeyRelease(section.get("keys", DEFAULT_KEYS), {str(k): v for k, v in quizzes.items()})
+    return KeyRelease(section.get("keys", DEFAULT_KEYS), {str(k): v for k, v in quizzes.items()}, files)
+
+
+def quiz_visibilities(folder: Path) -> dict[str, str]:
+    """quiz id -> `visibility` for the quiz files that set one (the quiz schema checks the value when the quiz
+    is loaded for grading; KeyRelease checks it again here)."""
+    import yaml
+
+    found: dict[str, str] = {}
+    for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]) if folder.is_dir() else []:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and data.get("visibility") is not None:
+            found[str(data.get("id", path.stem))] = data["visibility"]
+    return found
 
 
 def reveals_key(output: str, tags: tuple[str, ...] | list[str]) -> bool:
