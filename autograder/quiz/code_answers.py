@@ -178,7 +178,7 @@ class CodeEvaluator:
 
     def verdict(self, key: str) -> Verdict | None:
         entry = self.cache.get(key)
-        return Verdict(entry["equal"], entry["message"], entry.get("matched")) if entry else None
+        return Verdict(entry["equal"], entry["message"], entry["matched"], entry["computes"]) if entry else None
 
     def evaluate(self, work: Iterable[tuple[Question, CodeAnswer]]) -> None:
         todo = {answer.key: (question, answer) for question, answer in work if answer.key not in self.cache}
@@ -188,7 +188,7 @@ class CodeEvaluator:
             for question, answer in todo.values():
                 verdict = self._judge(question, answer)
                 self.cache[answer.key] = {"equal": verdict.equal, "message": verdict.message,
-                                          "matched": verdict.matched}
+                                          "matched": verdict.matched, "computes": verdict.computes}
                 self.evaluated += 1
         finally:
             self._save()
@@ -271,7 +271,7 @@ class CodeEvaluator:
         if errors and len(errors) == len(outputs):
             return Verdict(False, f"Incorrect: evaluating it on test tensors failed with {errors[0]}")
         return Verdict(False, "Incorrect: on test tensors it computes something else than the expected answer"
-                              + _shape_note(outputs, expected))
+                              + _shape_note(outputs, expected), computes=_digest(outputs))
 
     def _save(self) -> None:
         if self.cache_path is None:
@@ -279,6 +279,21 @@ class CodeEvaluator:
         from ..results import write_atomic
 
         write_atomic(self.cache_path, json.dumps(self.cache, indent=0, sort_keys=True))
+
+
+def _digest(outputs: dict) -> str | None:
+    """What an answer computes, as a short digest of its tensors rounded to 4 decimals (None if any input
+    set failed): answers with one digest compute the same thing."""
+    import torch
+
+    digest = hashlib.sha256()
+    for key in sorted(outputs):
+        value = outputs[key]
+        if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
+            return None
+        rounded = torch.round(value.double() * 1e4).clamp(-1e15, 1e15).to(torch.int64)
+        digest.update(repr((key, tuple(value.shape))).encode() + rounded.numpy().tobytes())
+    return "computes " + digest.hexdigest()[:16]
 
 
 def _is_slip(error: str) -> bool:
@@ -303,6 +318,7 @@ def _read_cache(path: Path | None) -> dict[str, dict]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict) and set(v) == {"equal", "message", "matched"}
+    return {k: v for k, v in data.items() if isinstance(v, dict) and set(v) == {"equal", "message", "matched", "computes"}
             and v["equal"] in (True, False, None) and isinstance(v["message"], str)
-            and (v["matched"] is None or type(v["matched"]) is int)} if isinstance(data, dict) else {}
+            and (v["matched"] is None or type(v["matched"]) is int)
+            and (v["computes"] is None or isinstance(v["computes"], str))} if isinstance(data, dict) else {}

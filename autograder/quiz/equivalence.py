@@ -30,6 +30,8 @@ class Verdict:
     equal: bool | None
     message: str = ""
     matched: int | None = None  # wrong: the index of the listed misconception it computes the same as
+    computes: str | None = None  # wrong: what it computes or states (a formula, a digest of tensors), so that
+    #                              answers that mean the same can share a review group
 
 
 def _sympy():
@@ -85,6 +87,14 @@ def to_sympy(reading: Reading, symbols: dict[str, object]):
         raise Unreadable("uses something other than numbers, the question's symbols and + - * / ^ sqrt")
 
     return walk(reading.tree)
+
+
+def _formula_key(answer) -> str | None:
+    """The simplified formula, written out: two answers with one key are the same formula."""
+    try:
+        return "formula " + str(_sympy().simplify(answer))
+    except Exception:  # noqa: BLE001 - no key: the answer keeps a review group of its own
+        return None
 
 
 def same_formula(answer, key, symbols) -> bool:
@@ -146,7 +156,7 @@ def compare_formula(given: object, key: str, vocabulary: Vocabulary, factor: str
     if same_formula(answer, expected, list(symbols.values())):
         return Verdict(True, f"Correct: {reading.shown} is the expected formula.")
     shown = f"1/({reading.shown})" if reciprocal else reading.shown
-    return Verdict(False, f"Incorrect: {shown} is not the same as the expected formula.")
+    return Verdict(False, f"Incorrect: {shown} is not the same as the expected formula.", computes=_formula_key(answer))
 
 
 # --- numbers -------------------------------------------------------------------------------------

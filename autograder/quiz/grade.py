@@ -120,6 +120,10 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
 
 
 def _grade_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
+    return _unless_hedged(_read_numeric, q, given, context)
+
+
+def _read_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
     value = read_number(given, dict(q.constants))
     if value is None:
         return _judged_by_person(q, given, context, f"The grader could not read {given!r} as a number")
@@ -140,7 +144,8 @@ def _within(q: Question, value: float) -> bool:
     return abs(value - q.answer) <= q.tolerance + _FLOAT_SLACK * max(1.0, abs(q.answer))
 
 
-def _wrong(q: Question, given: Any, context: GradingContext, message: str, listed: Misconception | None) -> Outcome:
+def _wrong(q: Question, given: Any, context: GradingContext, message: str, listed: Misconception | None,
+           computes: str | None = None) -> Outcome:
     """A wrong answer, scored only as the quiz declares (misconceptions.py): a listed misconception's points,
     or 0 where the question's wrong answers score 0; otherwise a person decides, with a suggestion."""
     if listed is not None and listed.points is not None:
@@ -148,12 +153,12 @@ def _wrong(q: Question, given: Any, context: GradingContext, message: str, liste
         return Outcome(listed.points, f"{verdict}: {listed.says.rstrip('.')}.")
     if listed is not None:
         return _judged_by_person(q, given, context, "This answer is read by a person",
-                                 Suggestion(rubric_score(q, given), named(listed), None, listed.says))
+                                 Suggestion(rubric_score(q, given), named(listed), f"misconception: {listed.says}"))
     if q.wrong_answers == "zero" or q.type in ("multiple_choice", "true_false"):
         return Outcome(0.0, message)
     why = message.removeprefix("Incorrect: ").rstrip(".")
     return _judged_by_person(q, given, context, "This answer is read by a person",
-                             Suggestion(0.0, f"{why}; it is none of the listed misconceptions", None))
+                             Suggestion(0.0, f"{why}; it is none of the listed misconceptions", computes))
 
 
 def _judged_by_person(q: Question, given: Any, context: GradingContext, why: str,
@@ -206,7 +211,7 @@ def _grade_maths(q: Question, given: Any, context: GradingContext) -> Outcome:
     vocabulary = Vocabulary(frozenset(spec.symbols), dict(spec.aliases))
     verdict = compare_formula(given, spec.answer, vocabulary, spec.factor)
     if verdict.equal is False:
-        return _wrong(q, given, context, verdict.message, matching_formula(q, given))
+        return _wrong(q, given, context, verdict.message, matching_formula(q, given), verdict.computes)
     return _from_verdict(q, given, context, verdict)
 
 
@@ -218,7 +223,7 @@ def _grade_code(q: Question, given: Any, context: GradingContext) -> Outcome:
     verdict = prepared if isinstance(prepared, Verdict) else context.code_verdict(q, prepared)
     if verdict.equal is False:
         listed = q.misconceptions[verdict.matched] if verdict.matched is not None else None
-        return _wrong(q, given, context, verdict.message, listed)
+        return _wrong(q, given, context, verdict.message, listed, verdict.computes)
     return _from_verdict(q, given, context, verdict)
 
 
@@ -231,7 +236,27 @@ def _from_verdict(q: Question, given: Any, context: GradingContext, verdict: Ver
 def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Outcome:
     if isinstance(given, bool) or not isinstance(given, (str, int, float)):
         return Outcome(0.0, "Answer with text.")
-    return {"maths": _grade_maths, "code": _grade_code, "text": _grade_text}[q.grading](q, given, context)
+    grader = {"maths": _grade_maths, "code": _grade_code, "text": _grade_text}[q.grading]
+    return grader(q, given, context) if q.grading == "text" else _unless_hedged(grader, q, given, context)
+
+
+# A hedge around a number, formula or code answer ("I think 0.25", "maybe 1/8?", "sqrt(d_k), not sure"):
+# the answer it hedges is what is graded when that answer is right; anything else is graded as written.
+_HEDGE_BEFORE = re.compile(r"^(?:i\s+think|i\s+guess|i\s+believe|maybe|probably|perhaps|je\s+pense(?:\s+que)?|"
+                           r"peut-[êe]tre|creo(?:\s+que)?|quiz[áa]s?|vielleicht|ich\s+glaube|wahrscheinlich)"
+                           r"\s*[,:]?\s+", re.I)
+_HEDGE_AFTER = re.compile(r"(?:\s*[,;]?\s*(?:i\s+think|maybe|probably|not\s+sure|je\s+pense|creo|glaube\s+ich))?"
+                          r"\s*\?*\s*$", re.I)
+
+
+def _unless_hedged(grader, q: Question, given: Any, context: GradingContext) -> Outcome:
+    if isinstance(given, str):
+        bare = _HEDGE_AFTER.sub("", _HEDGE_BEFORE.sub("", given.strip()), count=1).strip()
+        if bare and bare != given.strip():
+            outcome = grader(q, bare, context)
+            if outcome.score >= q.points and not outcome.pending:
+                return outcome
+    return grader(q, given, context)
 
 
 _GRADERS: dict[str, Callable[[Question, Any, GradingContext], Outcome]] = {

@@ -56,10 +56,20 @@ _WORDS = [  # (pattern on casefolded text, replacement); order matters
     (r"\bsquare\s+root\s+of\b", " sqrt "), (r"\bsquare\s+root\b", " sqrt "), (r"\bsqrt\s+of\b", " sqrt "),
     (r"\broot\s+of\b", " sqrt "), (r"\broot\b", " sqrt "), (r"\bdivided\s+by\b", " / "), (r"\bover\b", " / "),
     (r"\bmultiplied\s+by\b", " · "), (r"\btimes\b", " · "), (r"\bto\s+the\s+power\s+of\b", " ^ "),
-    (r"\bsquared\b", " ^ 2 "), (r"(?<!\.)\btransposed?\b(?!\s*\()", " ^T "), (r"\bone\b", " 1 "),
+    (r"\bsquared\b", " ^ 2 "), (r"(?<!\.)\btransposed?\b(?!\s*\()", " ^T "),
+    (r"\bsixty[\s-]four\b", " 64 "), (r"\bone\b", " 1 "),
     (r"\btwo\b", " 2 "), (r"\bfour\b", " 4 "), (r"\beight\b", " 8 "), (r"\bsixteen\b", " 16 "),
-    (r"\bsixty[\s-]four\b", " 64 "), (r"\b(?:a\s+)?half\b", " (1/2) "), (r"\bquarter\b", " (1/4) "),
+    (r"\b(?:a\s+)?half\b", " (1/2) "), (r"\bquarter\b", " (1/4) "),
     (r"\beighth\b", " (1/8) "),
+    # The same in the other languages of the course (fr, es, de): numbers and roots as students write them.
+    (r"\bracine\s+carr[ée]e\s+de\b", " sqrt "), (r"\bracine\s+de\b", " sqrt "),
+    (r"\b(?:la\s+)?ra[íi]z\s+cuadrada\s+de\b", " sqrt "), (r"\b(?:die\s+)?(?:quadrat)?wurzel\s+(?:aus|von)\b", " sqrt "),
+    (r"\bun\s+quart\b", " (1/4) "), (r"\bun\s+huiti[èe]me\b", " (1/8) "), (r"\bun\s+cuarto\b", " (1/4) "),
+    (r"\bun\s+octavo\b", " (1/8) "), (r"\bein\s+viertel\b", " (1/4) "), (r"\bein\s+achtel\b", " (1/8) "),
+    (r"\bsoixante[\s-]quatre\b", " 64 "), (r"\bsesenta\s+y\s+cuatro\b", " 64 "), (r"\bvierundsechzig\b", " 64 "),
+    (r"\bseize\b", " 16 "), (r"\bdiecis[ée]is\b", " 16 "), (r"\bsechzehn\b", " 16 "),
+    (r"\bhuit\b", " 8 "), (r"\bocho\b", " 8 "), (r"\bacht\b", " 8 "),
+    (r"\bquatre\b", " 4 "), (r"\bcuatro\b", " 4 "), (r"\bvier\b", " 4 "),
     (r"\b(?:about|approximately|approx|roughly|around|circa|nearly|close\s+to|equals?|is|it)\b", " "),
 ]
 _WORD_PATTERNS = [(re.compile(p), r) for p, r in _WORDS]
@@ -125,7 +135,9 @@ def read_expression(text: object, vocabulary: Vocabulary) -> Reading:
     text = text.strip("`").strip()
     if text.endswith(".") and not re.search(r"\d\.$", text):
         text = text[:-1].rstrip()
-    python = None if _MATHS_MARKS.search(text) else _parse_python(text)
+    # Words alone ("sixty-four", "vierundsechzig") are a number or maths in words, unless they are one name.
+    in_words = re.fullmatch(r"[^\W\d_]+(?:[\s-]+[^\W\d_]+)*", text) and vocabulary.resolve(text) is None
+    python = None if _MATHS_MARKS.search(text) or in_words else _parse_python(text)
     if python is not None:
         return _finish(python, vocabulary, maths=False)
     return _finish(_parse(_to_python(_last_side(text), vocabulary)), vocabulary, maths=True)

@@ -18,7 +18,7 @@ import yaml
 
 from .grade import Decision, review_text, rubric_suggestion
 from .model import Quiz
-from .review_meaning import meaning_groups
+from .review_meaning import meaning_groups, merge_same_meaning
 
 QUEUE = Path(".state") / "quiz" / "review-queue.json"  # not .state/*.json: those are student results
 REVIEW_FILE = "review.yaml"
@@ -104,9 +104,11 @@ def read_queue(out_dir: Path) -> dict:
 
 # --- grouping ------------------------------------------------------------------------------------
 
-def cluster(texts: list[str], weight: dict[str, int] | None = None) -> list[list[str]]:
-    """Groups of answers that mean the same (review_meaning.py), largest first."""
-    return meaning_groups(texts, weight)
+def cluster(texts: list[str], weight: dict[str, int] | None = None,
+            meaning: dict[str, str | None] | None = None) -> list[list[str]]:
+    """Groups of answers that mean the same (review_meaning.py), largest first: close in wording, or of one
+    meaning as grading read it."""
+    return merge_same_meaning(meaning_groups(texts, weight), meaning or {}, weight)
 
 
 def suggestion(question, entry: dict) -> tuple[float | None, str]:
@@ -166,7 +168,8 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[
             if not decided and not groups and not new:
                 continue
             weight = {t: len(e.get("students", [])) for t, e in new.items()}
-            for members in cluster(list(new), weight):
+            meaning = {t: e.get("meaning") if isinstance(e.get("meaning"), str) else None for t, e in new.items()}
+            for members in cluster(list(new), weight, meaning):
                 students = sorted({s for t in members for s in new[t].get("students", [])})
                 suggested, why = suggestion(question, new[members[0]])
                 group = {"score": None, "feedback": ""}

@@ -170,3 +170,30 @@ def meaning_groups(texts: list[str], weight: dict[str, int] | None = None) -> li
             groups.append([form])
     merged = [[t for form in group for t in by_form[form]] for group in groups]
     return sorted(merged, key=lambda g: -sum(weight.get(t, 1) for t in g))
+
+
+def merge_same_meaning(groups: list[list[str]], meaning: dict[str, str | None],
+                       weight: dict[str, int] | None = None) -> list[list[str]]:
+    """Groups joined where two of their answers have one meaning as grading read it (meaning.py's canonical
+    reading, the same listed misconception, the same simplified formula, the same computed tensors): such
+    answers say the same thing however they are worded. Largest weight first."""
+    weight = weight or {}
+    owner: dict[str, int] = {}
+    parent = list(range(len(groups)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for index, group in enumerate(groups):
+        for text in group:
+            key = meaning.get(text)
+            if key:
+                first = owner.setdefault(key, index)
+                parent[root(index)] = root(first)
+    merged: dict[int, list[str]] = {}
+    for index, group in enumerate(groups):
+        merged.setdefault(root(index), []).extend(group)
+    return sorted(merged.values(), key=lambda g: -sum(weight.get(t, 1) for t in g))

@@ -18,8 +18,9 @@ from .normalize import keyword_in, normalize_answer
 class Suggestion:
     score: float | None    # the rubric's score (None without a rubric)
     why: str
-    meaning: str | None    # canonical reading (None without terms): equal readings state the same thing
-    misconception: str | None = None  # the listed misconception the answer is (it groups such answers)
+    # What the answer says, as review groups compare it: the canonical reading of free text (key terms by
+    # name), the listed misconception it is, or the formula / tensors it computes. None: unknown.
+    meaning: str | None
 
 
 def rubric_hits(q: Question, normalized: str) -> list[tuple[int, str]]:

@@ -97,7 +97,7 @@ def test_a_number_answer_that_also_writes_the_right_number_is_read_by_a_person(m
     ("q-mc", {"answer": "b", "says": "x"}, "is the right option"),
     ("q-mc", {"answer": "c", "says": "x", "points": 1}, "scores 1: an answer worth full marks"),
     ("q-num", {"answer": "1/8", "says": "x"}, "within the tolerance"),
-    ("q-num", {"answer": "eight", "says": "x"}, "cannot be read as a number"),
+    ("q-num", {"answer": "eleventy", "says": "x"}, "cannot be read as a number"),
     ("q-maths", {"answer": "d_k^(1/2)", "says": "x"}, "is the expected formula"),
     ("q-maths", {"answer": "sqrt(T_k)", "says": "x"}, "cannot be read as a formula"),
     ("q-maths", {"answer": "d_k"}, "missing required key 'says'"),
@@ -135,3 +135,46 @@ def test_every_listed_misconception_of_the_shipped_quizzes_scores_as_declared(re
                                                                               result.feedback)
             checked += 1
     assert checked >= 20
+
+
+# Numbers and roots in the course's languages, generated per question: each right value in words is right.
+IN_WORDS = {0.25: ["un quart", "un cuarto", "ein Viertel", "one quarter"],
+            0.125: ["un huitième", "un octavo", "ein Achtel", "one eighth"],
+            64: ["sixty-four", "sixty four", "soixante-quatre", "sesenta y cuatro", "vierundsechzig"],
+            16: ["sixteen", "seize", "dieciséis", "sechzehn"], 8: ["eight", "huit", "ocho", "acht"]}
+
+
+def test_numbers_in_words_of_the_courses_languages(real_quizzes):
+    numeric = [q for quiz in real_quizzes.values() for q in quiz.questions if q.type == "numeric"]
+    checked = 0
+    for question in numeric:
+        for value, spelled in IN_WORDS.items():
+            for words in spelled:
+                result = grade_question(question, words)
+                right = abs(value - question.answer) <= question.tolerance
+                assert result.pending or (result.score == question.points) == right, (question.id, words)
+                if right:
+                    assert result.score == question.points, (question.id, words, result.feedback)
+                    checked += 1
+    assert checked >= 8
+
+
+@pytest.mark.parametrize("words", ["racine carrée de d_k", "la raíz cuadrada de d_k", "Wurzel aus d_k",
+                                   "square root of d_k"])
+def test_roots_in_words_of_the_courses_languages(real_quizzes, words):
+    assert grade_question(real_quizzes["attention_score"].question("sc-10"), words).score == 1
+
+
+HEDGES = ["I think {}", "maybe {}?", "{}?", "probably {}", "{} I think", "{}, not sure", "peut-être {}",
+          "creo que {}", "vielleicht {}"]
+
+
+@pytest.mark.parametrize("hedge", HEDGES)
+def test_a_hedged_right_number_formula_or_code_answer_is_right_and_a_hedged_wrong_one_is_not(real_quizzes, hedge):
+    by_id = {q.id: q for quiz in real_quizzes.values() for q in quiz.questions}
+    for qid, right, wrong in [("sc-11", "1/8", "1/64"), ("sc-10", "sqrt(d_k)", "d_model"),
+                              ("sc-14", "Q @ K.transpose(-2, -1)", "Q @ K")]:
+        question = by_id[qid]
+        assert grade_question(question, hedge.format(right)).score == question.points, (qid, hedge)
+        result = grade_question(question, hedge.format(wrong))
+        assert result.score < question.points, (qid, hedge, result.feedback)
