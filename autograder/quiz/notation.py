@@ -70,6 +70,9 @@ _WORDS = [  # (pattern on casefolded text, replacement); order matters
     (r"\bseize\b", " 16 "), (r"\bdiecis[ée]is\b", " 16 "), (r"\bsechzehn\b", " 16 "),
     (r"\bhuit\b", " 8 "), (r"\bocho\b", " 8 "), (r"\bacht\b", " 8 "),
     (r"\bquatre\b", " 4 "), (r"\bcuatro\b", " 4 "), (r"\bvier\b", " 4 "),
+    (r"\bmultipli[ée]e?s?\s+par\b", " · "), (r"\bdivis[ée]e?s?\s+par\b", " / "), (r"\bfois\b", " · "),
+    (r"\bmultiplicad[oa]s?\s+por\b", " · "), (r"\bdividid[oa]s?\s+(?:por|entre)\b", " / "),
+    (r"\bmultipliziert\s+mit\b", " · "), (r"\bgeteilt\s+durch\b", " / "), (r"\bmal\b", " · "),
     (r"\b(?:about|approximately|approx|roughly|around|circa|nearly|close\s+to|equals?|is|it)\b", " "),
 ]
 _WORD_PATTERNS = [(re.compile(p), r) for p, r in _WORDS]

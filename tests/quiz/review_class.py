@@ -3,8 +3,9 @@
 Each student answers every labelled question with one labelled answer, drawn with Zipf-like weights (a
 few wordings are common, most are rare, as in a real class), and often with a surface change a real class
 makes (case, a full stop, spacing, an article): the teacher's score of the drawn answer is the label. The
-held-out set (written by another person, never tuned on) is used too where present: tests/quiz/
-heldout_answers.yaml or the file named by ATTNKIT_HELDOUT_ANSWERS.
+held-out sets (written by other people) are used too: every tests/quiz/heldout*_answers.yaml, or the file
+named by ATTNKIT_HELDOUT_ANSWERS. ATTNKIT_REVIEW_SETS (file names, comma-separated) picks some of these, to
+measure one set's class on its own.
 
 The teacher's time is a model, stated here so the figures can be argued with: reading a group's first
 wording takes READ_GROUP seconds, each further wording READ_WORDING, each key press PRESS, and deciding to
@@ -27,8 +28,10 @@ QUIZ_OF = {"att": "attention", "sc": "attention_score"}
 
 def labelled_sources() -> list[Path]:
     named = os.environ.get("ATTNKIT_HELDOUT_ANSWERS", "")
-    heldout = Path(named) if named else HERE / "heldout_answers.yaml"
-    return [HERE / "labelled_answers.yaml"] + ([heldout] if heldout.is_file() else [])
+    heldout = [Path(named)] if named else sorted(HERE.glob("heldout*_answers.yaml"))
+    sources = [HERE / "labelled_answers.yaml"] + [p for p in heldout if p.is_file()]
+    picked = [name.strip() for name in os.environ.get("ATTNKIT_REVIEW_SETS", "").split(",") if name.strip()]
+    return [p for p in sources if p.name in picked] if picked else sources
 
 
 def pools() -> dict[str, list[tuple[object, float]]]:

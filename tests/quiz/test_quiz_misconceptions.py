@@ -178,3 +178,10 @@ def test_a_hedged_right_number_formula_or_code_answer_is_right_and_a_hedged_wron
         assert grade_question(question, hedge.format(right)).score == question.points, (qid, hedge)
         result = grade_question(question, hedge.format(wrong))
         assert result.score < question.points, (qid, hedge, result.feedback)
+
+
+@pytest.mark.parametrize("words", ["multiplié par", "fois", "multiplicado por", "mal", "multiplied by", "times"])
+def test_products_in_words_of_the_courses_languages(real_quizzes, words):
+    question = real_quizzes["attention"].question("att-01")
+    assert grade_question(question, f"softmax(score(Q, K)) {words} V").score == question.points
+    assert grade_question(question, f"V {words} softmax(score(Q, K))").score == 0  # listed: the wrong side
