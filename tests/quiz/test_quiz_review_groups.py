@@ -101,3 +101,24 @@ def test_lists_in_any_order_and_synonyms_are_one_answer():
     assert not near(canonical("the scores grow, so the gradients vanish"),
                     canonical("the gradients grow, so the scores vanish"))
     assert not near(canonical("how strongly query i likes key j"), canonical("how strongly key j likes query i"))
+
+
+def test_answers_of_one_meaning_as_grading_read_it_share_a_group(real_quizzes):
+    """The same listed misconception, the same simplified formula or the same computed tensors join answers
+    however they are worded; answers of another meaning, or of none, stay apart."""
+    from autograder.quiz import grade_question
+
+    by_id = {q.id: q for quiz in real_quizzes.values() for q in quiz.questions}
+    cases = [("sc-10", ["1/sqrt(d_k)", "d_k^(-1/2)", "it multiplies the scores by sqrt(d_k)"], ["d_k^2", "d_k ** 3"]),
+             ("att-13", ["F.softmax(scores, dim=1)", "F.softmax(scores, dim=-2)", "torch.softmax(scores, 1)"],
+              ["F.softmax(scores)", "F.log_softmax(scores, dim=-1)"]),
+             ("sc-14", ["Q @ K.transpose(-2, -1) / 2", "torch.matmul(Q, K.transpose(1, 2)) * 0.5"],
+              ["Q @ K.transpose(-2, -1) * 2"])]
+    for qid, same, others in cases:
+        results = {text: grade_question(by_id[qid], text) for text in same + others}
+        assert all(r.pending and r.meaning for r in results.values()), {t: r.feedback for t, r in results.items()}
+        meaning = {t: r.meaning for t, r in results.items()}
+        groups = cluster(list(results), {}, meaning)
+        joined = next(g for g in groups if same[0] in g)
+        assert sorted(joined) == sorted(same), (qid, groups)
+        assert len({meaning[t] for t in others}) == len(others) and not set(joined) & set(others)
