@@ -82,8 +82,9 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
 
         def progress(event: str, done: int, total: int) -> None:
             if event == "start":  # reset: students graded by an earlier run say nothing about the speed now
-                preload_reports()
                 bar.reset(task, total=total, completed=done)
+            elif event == "waiting":  # on workers or sandboxed children: the import no longer delays grading
+                preload_reports()
             else:
                 bar.advance(task)
 
@@ -154,8 +155,9 @@ def refuse(sentence: str | None) -> None:
 
 
 def preload_reports() -> None:
-    """Import the report renderers (matplotlib) in the background while grading waits for the sandbox
-    and for the students' code, so that writing the outputs afterwards is not also paying for the import."""
+    """Import the report renderers (matplotlib) in the background once grading waits (for the workers, or for
+    the students' code in the sandbox), so that writing the outputs afterwards is not also paying for the
+    import; not before: in one shard graded here, it would compete with the imports and the collection."""
     import threading
 
     threading.Thread(target=__import__, args=("autograder.reporting.outputs",), daemon=True).start()

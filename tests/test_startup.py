@@ -10,8 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
+from hypothesis import given, settings, strategies as st
 
 from autograder import paths, profiling
+from autograder.sandbox.child import seeded
 from autograder.grading import quizzes, version
 from autograder.grading.runner import grade_class
 from tests.classroom import solution_text, write_class
@@ -135,10 +138,23 @@ def test_one_shard_in_process_grades_as_a_worker_does_and_a_changed_grader_regra
     assert here == by_worker
     code_score = {sid: (sum(t.score for t in r.tests), sum(t.max_score for t in r.tests)) for sid, r in here.items()}
     assert code_score["right"][0] == code_score["right"][1] > code_score["wrong"][0]
-    names = [e["event"] for e in profiling.read(str(log))]
+    events = profiling.read(str(log))
+    names = [e["event"] for e in events]
     assert names.index("fork server launch") < names.index("hidden tests collected") < names.index(
         "fork server hello received")
     assert "torch imported" in names and "self-check done (one fork)" in names
+    hello = next(e for e in events if e["event"] == "fork server hello received")
+    assert hello["zygote_sympy"] is False, "the fork server's warm-up imported sympy (torch's symbolic shapes)"
+
+    waited = []  # the report renderers are preloaded at "waiting": after the collection, before the first child
+    log.unlink()
+    grade_class(submissions, tmp_path / "waiting", workers=1,
+                progress=lambda event, done, total: event == "waiting" and (
+                    waited.append(event), profiling.event("progress: waiting")))
+    names = [e["event"] for e in profiling.read(str(log))]
+    assert waited == ["waiting"]
+    assert names.index("hidden tests collected") < names.index("progress: waiting") < names.index(
+        "fork server hello received")
 
     graders = tmp_path / "graders"
     shutil.copytree(paths.GRADERS_DIR, graders, ignore=shutil.ignore_patterns("__pycache__"))
@@ -181,3 +197,83 @@ def test_no_fork_server_starts_for_a_shard_without_code_to_run(tmp_path, monkeyp
     assert result.problems and all(t.score == 0 for t in result.tests)
     names = [e["event"] for e in profiling.read(str(log))]
     assert "hidden tests collected" in names and "fork server launch" not in names
+
+
+GRADING_ALONE = """
+import sys
+from pathlib import Path
+from autograder.grading.runner import grade_class
+(result,) = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), workers=1)
+assert sum(t.score for t in result.tests) == sum(t.max_score for t in result.tests) > 0
+rewritten = [n for n, m in list(sys.modules.items()) if n.split(".")[0] == "hypothesis"
+             and type(getattr(m, "__loader__", None)).__name__ == "AssertionRewritingHook"]
+print(sorted(m for m in ("sympy", "torch._dynamo", "xdist", "_hypothesis_pytestplugin") if m in sys.modules),
+      len(rewritten))
+"""
+
+
+def test_grading_one_submission_loads_no_sympy_dynamo_or_installed_pytest_plugin(tmp_path):
+    """What start-up no longer pays for, in a process that grades one submission from scratch: torch's
+    symbolic shapes (sympy) for a seeded backward pass, torch._dynamo for the dispatch watch, installed pytest
+    plugins (xdist, hypothesis's), and assertion rewriting of hypothesis's own modules."""
+    submissions = write_class(tmp_path / "class", {"right": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}})
+    env = {**os.environ, "PYTHONPATH": str(paths.ROOT), profiling.ENV: ""}
+    run = subprocess.run([sys.executable, "-c", GRADING_ALONE, str(submissions), str(tmp_path / "out")],
+                         cwd=paths.ROOT, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip().splitlines()[-1] == "[] 0"
+
+
+shapes = st.lists(st.integers(1, 4), min_size=0, max_size=3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shapes, st.sampled_from([torch.float32, torch.float64]), st.integers(0, 2 ** 31 - 1),
+       st.booleans(), st.booleans())
+def test_a_seeded_backward_pass_gives_torchs_gradients_bit_for_bit(shape, dtype, seed, through_softmax, with_grad):
+    """seeded.backward and seeded.grad (used so that no process imports sympy) against torch's own calls."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(shape, dtype=dtype, generator=generator)
+    weight = torch.randn(shape, dtype=dtype, generator=generator)
+    upstream = torch.randn(shape, dtype=dtype, generator=generator) * 1e3
+
+    def forward(leaf):
+        out = leaf * weight + leaf.pow(3)
+        return torch.softmax(out, -1) if through_softmax and out.dim() else out
+
+    grads = []
+    for backward in (torch.autograd.backward, seeded.backward):
+        leaf = x.clone().requires_grad_(True)
+        backward(forward(leaf), upstream)
+        grads.append(leaf.grad)
+    assert torch.equal(grads[0], grads[1])
+    if with_grad:
+        leaf = x.clone().requires_grad_(True)
+        (ours,) = seeded.grad(forward(leaf), [leaf], upstream)
+        (theirs,) = torch.autograd.grad(forward(leaf), [leaf], upstream)
+        assert torch.equal(ours, theirs)
+
+
+@pytest.mark.parametrize("output, upstream", [
+    (torch.ones(2, 3), torch.ones(3, 2)),                    # another shape: torch's "Mismatch in shape"
+    (torch.ones(2, 3), torch.ones(1, 3)),                    # one that would broadcast in a product
+    (torch.ones(2, 3), torch.ones(2, 3, dtype=torch.float64)),  # another dtype
+    (torch.ones(2, 3, dtype=torch.float16), torch.ones(2, 3, dtype=torch.float16)),  # no need to differ
+], ids=["transposed", "broadcastable", "dtype", "half"])
+def test_a_seeded_backward_pass_fails_or_succeeds_as_torch_does(output, upstream):
+    outcomes = []
+    for backward in (torch.autograd.backward, seeded.backward):
+        leaf = output.clone().requires_grad_(True)
+        try:
+            backward(leaf * 2, upstream)
+            outcomes.append(("ok", leaf.grad.dtype, leaf.grad.tolist()))
+        except RuntimeError as exc:
+            outcomes.append(("error", str(exc)))
+    assert outcomes[0] == outcomes[1]
+    no_graph = []
+    for backward in (torch.autograd.backward, seeded.backward):
+        try:
+            backward(torch.ones(2, 3), torch.ones(2, 3))
+        except RuntimeError as exc:
+            no_graph.append(str(exc))
+    assert len(no_graph) == 2 and no_graph[0] == no_graph[1]

@@ -65,6 +65,18 @@ def launch(chosen: Isolation, allow_weak: bool, eager: bool = True):
     return server
 
 
+def before_first_spawn(server, hook: Callable[[], None]) -> None:
+    """Call `hook` once, just before the server's first child (after the hidden tests are collected)."""
+    spawn = server.spawn
+
+    def first(*args, **kwargs):
+        server.spawn = spawn
+        hook()
+        return spawn(*args, **kwargs)
+
+    server.spawn = first
+
+
 def grade_here(todo: list[Submission], state_dir: Path, log_path: Path, fingerprints: dict[str, str], server,
                allow_weak: bool, graders_dir: Path, tick: Callable[[], None]) -> int:
     """Grade every student of `todo` with `server` (left open). Returns the worker's exit code."""
@@ -109,14 +121,16 @@ def forget_other_graders(graders_dir: Path) -> None:
 
 
 def grade(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str], chosen: Isolation,
-          allow_weak: bool, graders_dir: Path, tick: Callable[[], None]):
+          allow_weak: bool, graders_dir: Path, tick: Callable[[], None], waiting: Callable[[], None] = lambda: None):
     """Grade the one shard here. Returns its fork server, still open, and a function that returns the
-    class's quizzes, loaded meanwhile. Fails as a worker would: DiskFull, or a grader problem with the
-    traceback in OUT/logs/worker-0.log."""
+    class's quizzes, loaded meanwhile. `waiting` is called once, at the first sandboxed child: from then on
+    this process mostly waits for the students' code. Fails as a worker would: DiskFull, or a grader problem
+    with the traceback in OUT/logs/worker-0.log."""
     from ..sandbox import SandboxUnavailable
     from .runner import DiskFull
 
     server = launch(chosen, allow_weak, needs_sandbox(todo))
+    before_first_spawn(server, waiting)
     quizzes = in_background(_load_quizzes)  # while this process waits for the zygote and the children
     log = out_dir / "logs" / "worker-0.log"
     try:

@@ -54,7 +54,7 @@ def shipped_stubs() -> dict[str, dict[str, str]]:
 
 def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None, isolation: str = "auto",
                 graders_dir: Path = paths.GRADERS_DIR,
-                progress: Callable[[str, int, int], None] = lambda event, done, total: None,
+                progress: Callable[[str, int, int], None] = lambda event, done, total: None,  # start/waiting/student
                 warn: Callable[[str], None] = lambda text: None, allow_weak: bool = False,
                 announce: Callable[[str], None] = lambda text: None,
                 imported: ClassImport | None = None) -> list[StudentResult]:
@@ -100,10 +100,12 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
             warn(chosen.warning)
         tick = lambda: progress("student", 0, len(students))  # noqa: E731
         count = workers or os.cpu_count() or 1
+        waiting = lambda: progress("waiting", 0, len(students))  # noqa: E731 - this process now mostly waits
         if inprocess.wanted(max(1, min(count, len(todo)))):
             server, quizzes_loaded = inprocess.grade(todo, state_dir, out_dir, fingerprints, chosen, allow_weak,
-                                                     graders_dir, tick)
+                                                     graders_dir, tick, waiting)
         else:
+            waiting()
             _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
                          allow_weak, graders_dir, tick, warn)
         profiling.event("code graded")

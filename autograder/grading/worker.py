@@ -61,9 +61,14 @@ def out_of_space(folder: Path) -> bool:
 
 
 def pytest_args(graders_dir: Path) -> list[str]:
-    return [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly", "-p", "no:logging",
-            "-p", "no:warnings", "--capture=no",
-            "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
+    """The hidden tests' session: no installed plugin is loaded (each would be imported, and a plugin's whole
+    package assertion-rewritten, hypothesis's ~90 modules among them, at every start), only the graders' own
+    modules are rewritten, and no plugin that collects garbage after the session (unraisableexception runs
+    gc.collect five times over torch's heap) or keeps a cache."""
+    return [str(graders_dir), "--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:terminal",
+            "-p", "no:logging", "-p", "no:warnings", "-p", "no:unraisableexception", "-p", "no:threadexception",
+            "-p", "no:pastebin", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:legacypath",
+            "--capture=no", "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
 
 
 def gradable(submission: Submission) -> bool:

@@ -169,7 +169,7 @@ class ForkServer:
             raise SandboxUnavailable("Landlock could not be applied to student processes")
         self.hello = hello
         self.zygote_pid = self._host_pid(int(hello["pid"]))
-        profiling.event("fork server hello received")
+        profiling.event("fork server hello received", zygote_sympy=bool(hello.get("sympy")))
         times = {"process started": profiling.process_start(self.zygote_pid or "self"), **(hello.get("times") or {})}
         for name, at in times.items() if profiling.enabled() else ():
             wall, cpu = at if isinstance(at, list) else (at, None)  # (wall clock, CPU) from the zygote

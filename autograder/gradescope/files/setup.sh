@@ -6,6 +6,9 @@
 #   - torch's CPU build from PyTorch's CPU wheel index (PyPI's Linux torch is the multi-GB CUDA build),
 #     then the pinned requirements, into /autograder/venv (the kit itself is NOT installed: it runs
 #     from /autograder/source, which student code cannot read);
+#   - compiled to bytecode, the packages and the kit: every submission runs in a fresh container of this
+#     image, where bytecode Python writes at run time is lost, so anything not compiled here (pytest,
+#     hypothesis, most of torch, the kit) would be compiled again before every submission;
 # and finally removes read access to the kit (reference solutions, hidden tests, quiz keys) for
 # anyone but root.
 #
@@ -22,7 +25,7 @@ PYTHON_VERSION=3.11
 UV_VERSION=0.13.8
 TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_PIN="$(grep -E '^torch==' "$SOURCE/requirements.txt")"
-export UV_PYTHON_INSTALL_DIR=/opt/attnkit-python UV_NO_CONFIG=1
+export UV_PYTHON_INSTALL_DIR=/opt/attnkit-python UV_NO_CONFIG=1 UV_COMPILE_BYTECODE=1
 
 offline() { [ -n "${ATTNKIT_FIND_LINKS:-}" ]; }
 
@@ -58,6 +61,7 @@ else
     "$UV" pip install --quiet --python "$VENV/bin/python" -r "$SOURCE/requirements.txt"
 fi
 "$VENV/bin/python" -c "import torch; assert not torch.version.cuda, 'a CUDA build of torch was installed'"
+"$VENV/bin/python" -m compileall -q -j 0 "$SOURCE/autograder" > /dev/null
 chmod -R a+rX "$VENV"
 
 # Only root (run_autograder) reads the kit: student code runs as another uid.

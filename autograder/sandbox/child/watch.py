@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 import forbid
+import seeded
 import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
@@ -47,6 +48,12 @@ class _FunctionWatch(TorchFunctionMode):
 
 
 class _DispatchWatch(TorchDispatchMode):
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # torch otherwise wraps __torch_dispatch__ in torch._dynamo.disable, whose first call imports torch._dynamo
+        # and sympy (about a third of `import torch`, in every fork server); a child compiles nothing (no threads)
+        return False
+
     def __init__(self, seen: set) -> None:
         super().__init__()
         self.seen = seen
@@ -98,7 +105,7 @@ def _warm_up() -> None:
     """Pay for the modes' first use once, in the warm server, not in every student's child."""
     with Watch():
         x = torch.ones(2, 2, requires_grad=True)
-        torch.autograd.backward(torch.softmax(x * 2, -1), torch.ones(2, 2))
+        seeded.backward(torch.softmax(x * 2, -1), torch.ones(2, 2))  # as the harness runs a backward pass
 
 
 _warm_up()

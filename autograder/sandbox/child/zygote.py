@@ -28,6 +28,7 @@ TIMES["torch imported"] = (time.time(), time.process_time())
 import confine
 import forbid
 import harness
+import seeded
 from wipe import remove_tree
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
@@ -242,17 +243,17 @@ def remove_files_of(uids: set[int], folders=SCRATCH_DIRS, depth: int = 0) -> lis
 
 
 def warm_up() -> None:
-    """Run one backward pass before forking. torch imports sympy (and decimal, fractions, ...) lazily
-    on the first backward: paying that once here saves ~0.6 s per child, and a child running as
-    another user may not be allowed to read the Python installation (rlimits mode with Python
-    under /root, e.g. pyenv): then only what the zygote imported is importable. So also import a
-    few light modules that student code and torch.testing reach for."""
+    """Run one backward pass before forking, seeded as the harness seeds it (child/seeded.py: no sympy, which
+    torch would import on a first `backward(out, grad)`), so that a child pays for no first use; and a child
+    running as another user may not be allowed to read the Python installation (rlimits mode with Python
+    under /root, e.g. pyenv): then only what the zygote imported is importable. So also import a few light
+    modules that student code and torch.testing reach for."""
     import html, statistics, sysconfig  # noqa: F401,E401
     import torch.testing  # noqa: F401
     sysconfig.get_config_vars()  # imports the platform's _sysconfigdata module
     x = torch.randn(2, 3, requires_grad=True)
     layer = torch.nn.Linear(3, 3, bias=False)
-    torch.autograd.backward(torch.softmax(layer(x), -1), torch.ones(2, 3))
+    seeded.backward(torch.softmax(layer(x), -1), torch.ones(2, 3))
 
 
 def tasks_of(uid: int) -> int:
@@ -326,7 +327,8 @@ def main() -> None:
     problem = self_test(json.loads(os.environ.get("ATTNKIT_LIMITS", "{}")), plan, base)
     TIMES["self-check done (one fork)"] = (time.time(), time.process_time())
     control.send(json.dumps({"ready": not problem, "error": problem, "pid": os.getpid(), "landlock": plan["landlock"],
-                             "read_search": plan["read_search"], "uid": os.getuid(), "times": TIMES}).encode())
+                             "read_search": plan["read_search"], "uid": os.getuid(), "times": TIMES,
+                             "sympy": "sympy" in sys.modules}).encode())  # a start-up cost the warm-up avoids
     uids: set[int] = set()  # uids of children since the last reap (as root without namespaces)
     scratches: list[str] = []
     zygote = os.getpid()
