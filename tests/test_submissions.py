@@ -78,6 +78,9 @@ def bad_class() -> dict[str, dict[str, str | bytes]]:
                         "README.md": "hello", ".DS_Store": b"\x00\x01", "quiz_attention.yaml": "answers: {}\n"},
         "empty": {},
         "Zoë Müller": {f"{AS}.py": solution},
+        "latin-1 with coding line": {f"{AS}.py": ("# -*- coding: latin-1 -*-\n# écrit à la main\n" + solution
+                                                  ).encode("latin-1", "backslashreplace")},
+        "utf-8 with bom": {f"{AS}.py": "\ufeff# écrit à la main\n".encode() + solution.encode()},
         NFD_NAME: {f"{AS}.py": solution},
         ODD_ID: {f"{AS}.py": solution},
         "huge file": {f"{AS}.py": solution + "\n# " + "x" * (MAX_PY_BYTES + 10) + "\n"},
@@ -242,6 +245,13 @@ def test_unusual_student_ids(graded):
     assert (root / "out" / ".state" / f"{stem}.json").is_file()
 
 
+def test_python_reads_it_so_do_we(graded):
+    """A .py in the encoding its coding line (PEP 263) or BOM declares is valid Python: graded in full."""
+    for sid in ("latin-1 with coding line", "utf-8 with bom"):
+        assert not [p for p in graded[1][sid].problems if AS in p], sid
+        assert points(graded[1][sid], AS) == full(AS), sid
+
+
 def test_huge_file_is_refused_before_reading(graded):
     result = graded[1]["huge file"]
     assert "attention_scores.py is larger than 1 MiB" in result.problems
@@ -250,7 +260,7 @@ def test_huge_file_is_refused_before_reading(graded):
 
 def test_binary_junk(graded):
     result = graded[1]["binary junk"]
-    assert "attention_scores.py is not UTF-8 text" in result.problems
+    assert "attention_scores.py is not text in the encoding it declares" in " ".join(result.problems)
     assert "single_head_attention.py contains binary data, not Python code" in result.problems
     assert result.score == 0
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import os
 import re
 import sys
+import tokenize
 import unicodedata
 import warnings
 from dataclasses import dataclass, field, replace
@@ -100,6 +102,13 @@ def notebook_cells(raw: bytes) -> tuple[list[str], list[str]]:
     return cells, sorted(set(notes))
 
 
+def python_text(raw: bytes) -> str:
+    """A .py file's text decoded as Python itself reads it: UTF-8, or what its BOM or coding line declares
+    (PEP 263), so a valid Latin-1 file is graded like its UTF-8 twin."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    return raw.decode(encoding).removeprefix("\ufeff")
+
+
 def read_file(folder: Path, path: Path, assignment: str, kind: str | None = None) -> SourceFile:
     name = path.name
     kind = kind or ("ipynb" if name.endswith(".ipynb") else "py")
@@ -123,9 +132,10 @@ def read_file(folder: Path, path: Path, assignment: str, kind: str | None = None
         if kind == "ipynb":
             cells, notes = notebook_cells(raw)
         else:
-            cells, notes = [raw.decode("utf-8")], []
-    except UnicodeDecodeError:
-        return SourceFile(assignment, name, problem=f"{name} is not UTF-8 text", digest=digest)
+            cells, notes = [python_text(raw)], []
+    except (UnicodeDecodeError, SyntaxError, LookupError):
+        return SourceFile(assignment, name, problem=f"{name} is not text in the encoding it declares "
+                          "(UTF-8 unless a coding line says otherwise)", digest=digest)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds (jsonschema's ValidationError...);
         # whatever one student's file does, it must become that file's problem, not stop the class
         return SourceFile(assignment, name, problem=f"{name} is not a readable notebook ({exc.__class__.__name__})",
