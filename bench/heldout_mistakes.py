@@ -364,6 +364,15 @@ def table(mutants: list[Mutant], verdicts: dict) -> tuple[str, dict[str, list[Mu
     return "\n".join(lines), everything
 
 
+def dump(path: Path, mutants: list[Mutant], verdicts: dict) -> None:
+    import json
+    rows = [{"edits": [e.label for e in m.edits], "functions": [e.function for e in m.edits],
+             "meanings": [sorted(meaning(e)) for e in m.edits], "failed": verdicts[i][0],
+             "named": sorted(verdicts[i][1]), "verdict": verdict(m, verdicts[i][1]) if verdicts[i][0] else "passed"}
+            for i, m in enumerate(mutants)]
+    path.write_text(json.dumps(rows, indent=1))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--singles", type=int, default=200)
@@ -371,6 +380,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--show", default="wrong cause", help="list the mutants of one verdict")
+    parser.add_argument("--dump", type=Path, help="write every graded mutant, its edits and verdict as JSON")
     args = parser.parse_args()
     started = time.perf_counter()
     mutants = generate(args.singles, args.pairs, args.seed)
@@ -379,6 +389,8 @@ def main() -> int:
     print(text)
     print(f"\n{len(mutants)} mutants graded in {time.perf_counter() - started:.0f} s "
           f"({sum(v[2] for v in verdicts.values())} with a grader problem)")
+    if args.dump:
+        dump(args.dump, mutants, verdicts)
     for mutant in everything.get(args.show, []):
         index = mutants.index(mutant)
         print(f"  {args.show}: {mutant.label}  => {sorted(verdicts[index][1])}")

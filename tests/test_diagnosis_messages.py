@@ -121,3 +121,114 @@ def test_the_scanner_finds_texts_and_flags_causes_and_remedies():
 @pytest.mark.parametrize("where,text", master_texts() + engine_texts())
 def test_a_fixed_text_names_no_cause_and_no_remedy(where, text):
     assert not offences(text), f"{where}: {text!r} -> {offences(text)}"
+
+
+# --- graded: no message tells a student to use what their code already uses ------------------------------
+
+API = re.compile(r"\b(?:torch|F|nn|math)(?:\.\w+)+|\b(?:masked_fill_?|xlogy|tril|triu|transpose|unsqueeze|squeeze|"
+                 r"detach|no_grad|einsum|bmm|log_softmax|logsumexp|finfo|where)\b")
+TELLS = re.compile(r"\b(use|using|call|try|apply|prefer|instead|should be|compute)\b", re.IGNORECASE)
+QUOTED = re.compile(r"^\s*(at )?line \d+:|^\s*>")   # the student's own line, quoted with an exception
+# lines that carry a diagnosis (its title names the proven cause): explained here, or pointed to
+DIAGNOSED = ("Mistake:", "Same mistake as in", "The same mistake also fails", "No cause was found for this check")
+
+# Wrong code written with the very functions the old fixed hints recommended.
+ALREADY_USES = {
+    "xlogy_without_minus": ("attention_scores", "def softmax_entropy(weights):\n"
+                            "    return torch.special.xlogy(weights, weights).sum(dim=-1)\n"),
+    "softmax_over_queries": ("attention_scores", "def attention_weights(scores, mask=None):\n"
+                             "    if mask is not None:\n        scores = apply_mask(scores, mask)\n"
+                             "    return F.softmax(scores, dim=-2)\n"),
+    "tril_shifted": ("attention_scores", "def causal_mask(T):\n"
+                     "    return torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=1)\n"),
+    "masked_fill_in_place": ("attention_scores", "def apply_mask(scores, mask):\n"
+                             "    return scores.masked_fill_(mask == 0, float('-inf'))\n"),
+    "general_linear_other_way": ("attention_scores", "class GeneralScore(nn.Module):\n"
+                                 "    def __init__(self, d_q, d_k):\n        super().__init__()\n"
+                                 "        self.W = nn.Linear(d_q, d_k, bias=False)\n"
+                                 "    def forward(self, Q, K):\n        return self.W(Q) @ K.transpose(-2, -1)\n"),
+    "layer_with_biases": ("single_head_attention", "class SingleHeadAttention(nn.Module):\n"
+                          "    def __init__(self, d_model, d_k):\n        super().__init__()\n"
+                          "        self.W_Q = nn.Linear(d_model, d_k)\n        self.W_K = nn.Linear(d_model, d_k)\n"
+                          "        self.W_V = nn.Linear(d_model, d_k)\n"
+                          "    def forward(self, x_q, x_kv, mask=None):\n"
+                          "        return attention(self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv), mask)\n"),
+}
+
+
+def heldout():
+    import importlib.util
+    import sys
+    bench = Path(__file__).resolve().parents[1] / "bench" / "heldout_mistakes.py"
+    spec = importlib.util.spec_from_file_location("heldout_mistakes", bench)
+    module = sys.modules.setdefault("heldout_mistakes", importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return module
+
+
+def other_styles_made_wrong() -> dict[str, tuple[str, str]]:
+    """Each correct style of the catalogue with one edit (bench/heldout_mistakes.py's operators) in one of its
+    graded definitions: wrong code written in that style (the style as it is where no edit applies; the
+    catalogue's own test proves the styles themselves pass)."""
+    import random
+
+    from tests.test_catalogue import CORRECT, student_text
+    bench, found = heldout(), {}
+    for n, (name, entry) in enumerate(sorted(CORRECT.items())):
+        text = student_text(name)
+        found[name] = (entry.ASSIGNMENT, text)   # replaced by its edited version below, where one applies
+        rng = random.Random(n)
+        functions = [f for f in bench.FUNCTIONS[entry.ASSIGNMENT] if re.search(rf"^(def|class) {f}\b", text, re.M)]
+        for _ in range(20):
+            function = rng.choice(functions)
+            try:
+                edits = bench.edits(text, function)
+                mutant = bench.apply(text, [rng.choice(edits)]) if edits else None
+            except Exception:  # noqa: BLE001 - a style the mutator cannot read: keep it as it is
+                mutant = None
+            if mutant:
+                found[name] = (entry.ASSIGNMENT, mutant)
+                break
+    return found
+
+
+def told_to_use(line: str, source: str) -> list[str]:
+    if QUOTED.search(line) or line.startswith(DIAGNOSED):
+        return []   # the student's own code quoted, or a diagnosis that proved its cause
+    return [name for name in dict.fromkeys(API.findall(line))
+            if TELLS.search(line) and re.search(re.escape(name.split(".")[-1]), source)]
+
+
+@pytest.fixture(scope="module")
+def graded_styles(tmp_path_factory):
+    from autograder.results import FAILED
+    from autograder.reporting.explain import failure_lines, plan_explanations
+    from tests.classroom import grade, solution_text, write_class
+
+    students = other_styles_made_wrong()
+    for name, (assignment, code) in ALREADY_USES.items():
+        students[name] = (assignment, solution_text(assignment) + "\n\n" + code)
+    root = tmp_path_factory.mktemp("styles")
+    write_class(root / "in", {name: {f"{a}.py": text} for name, (a, text) in students.items()})
+    results = grade(root / "in", root / "out", workers=2)
+    shown = {}
+    for name, (assignment, text) in students.items():
+        result = results[name]
+        plan = plan_explanations(result)
+        shown[name] = (text, [(t.test_id, line) for t in result.tests
+                              if t.status == FAILED and t.test_id.startswith(f"{assignment}::")
+                              for line in failure_lines(t, plan) for line in line.splitlines()])
+    return shown
+
+
+def test_no_message_tells_a_student_to_use_what_their_code_already_uses(graded_styles):
+    assert all(graded_styles[name][1] for name in ALREADY_USES), "every hand-made wrong file fails somewhere"
+    offences = [(name, test, line, names) for name, (text, lines) in graded_styles.items()
+                for test, line in lines if (names := told_to_use(line, text))]
+    assert not offences, "\n".join(map(str, offences))
+
+
+def test_the_check_above_would_see_the_old_hint():
+    source = ALREADY_USES["xlogy_without_minus"][1]
+    assert told_to_use("p * p.log() is nan where p = 0; use torch.special.xlogy(p, p).", source)
+    assert not told_to_use("Mistake: the minus sign is missing. Evidence: use of torch.special.xlogy", source)
