@@ -129,6 +129,7 @@ class Edit:
     old: str
     new: str
     line: str         # the statement the edit is in, as the reference writes it
+    new_line: str = ""   # that statement with the edit made
 
     @property
     def label(self) -> str:
@@ -140,13 +141,28 @@ def edits(source: str, function: str) -> list[Edit]:
     found = []
     for method, node in enumerate(methods(definition(tree, function))):
         names = local_names(node)
-        lines = {id(c): ast.unparse(stmt).splitlines()[0] for stmt in ast.walk(node) if isinstance(stmt, ast.stmt)
-                 for c in ast.walk(stmt)}   # outer statements first, so each node ends with its own statement
+        statements = {id(c): stmt for stmt in ast.walk(node) if isinstance(stmt, ast.stmt)
+                      for c in ast.walk(stmt)}   # outer statements first, so each node ends with its own statement
         for index, child in enumerate(body_nodes(node)):
             for choice, new in enumerate(alternatives(child, names)):
+                statement = statements.get(id(child))
                 found.append(Edit(function, method, index, choice, ast.unparse(child), ast.unparse(new),
-                                  lines.get(id(child), "")))
+                                  first_line(statement), first_line(edited(statement, child, new))))
     return found
+
+
+def first_line(statement: ast.AST | None) -> str:
+    return ast.unparse(statement).splitlines()[0] if statement is not None else ""
+
+
+def edited(statement: ast.AST | None, child: ast.AST, new: ast.AST) -> ast.AST | None:
+    """A copy of the statement with this one node replaced (the edit's own place, whatever else looks alike)."""
+    if statement is None or statement is child:
+        return None
+    memo: dict = {}
+    copied = copy.deepcopy(statement, memo)
+    replace(copied, memo[id(child)], copy.deepcopy(new))
+    return copied
 
 
 def replace(root: ast.AST, old: ast.AST, new: ast.AST) -> None:
@@ -205,6 +221,12 @@ def masked_where(line: str) -> tuple[bool, bool] | None:
         return None
 
 
+def transposed_dims(line: str) -> tuple[int, int] | None:
+    """The dimensions of a 3-D tensor's `.transpose(a, b)` in this statement (a == b mod 3: no transpose)."""
+    found = re.search(r"\.transpose\((-?\d+), (-?\d+)\)", line)
+    return (int(found[1]), int(found[2])) if found else None
+
+
 SCALE_LINE = re.compile(r"sqrt|self\.scale|d_k \*\*|d_k = K\.shape")
 
 
@@ -213,7 +235,7 @@ def meaning(edit: Edit) -> set[str]:
     catalogued words fit it, so naming any mistake for it is a wrong cause)."""
     f, old, new, line = edit.function, edit.old, edit.new, edit.line
     pattern = rf"\b{re.escape(old)}\b" if re.fullmatch(r"\w+", old) else re.escape(old)
-    new_line = re.sub(pattern, new.replace("\\", "\\\\"), line, count=1)
+    new_line = edit.new_line or re.sub(pattern, new.replace("\\", "\\\\"), line, count=1)
     if "log_softmax" in new:
         return {"log-softmax"}
     if "softmax(" in line and re.search(r"dim|^-?\d+$", old):
@@ -246,9 +268,14 @@ def meaning(edit: Edit) -> set[str]:
         return set() if taken else {"mask-not-applied"}
     if "masked_fill" in line:
         if "inf" in old:
+            if re.fullmatch(r"'inf'|float\('inf'\)", new):
+                return {"mask-fill-plus-inf"}
             return {"mask-small-fill", "mask-zero-fill"} if "inf" not in new else set()
         return {(True, False): set(), (False, True): {"mask-inverted"}, (False, False): {"mask-not-applied"}}.get(
             masked_where(new_line), set())
+    swapped = transposed_dims(new_line)
+    if swapped != transposed_dims(line):   # the edit is in the transpose's dimensions
+        return {"k-not-transposed"} if swapped and swapped[0] % 3 == swapped[1] % 3 else set()
     if f in ("scaled_dot_scores", "attention", "SingleHeadAttention") and SCALE_LINE.search(line):
         in_matmul = old in ("Q", "K", "-2") or old.startswith("Q @") and "@ Q" in new
         if not in_matmul:
@@ -364,6 +391,15 @@ def table(mutants: list[Mutant], verdicts: dict) -> tuple[str, dict[str, list[Mu
     return "\n".join(lines), everything
 
 
+def dump(path: Path, mutants: list[Mutant], verdicts: dict) -> None:
+    import json
+    rows = [{"edits": [e.label for e in m.edits], "functions": [e.function for e in m.edits],
+             "meanings": [sorted(meaning(e)) for e in m.edits], "failed": verdicts[i][0],
+             "named": sorted(verdicts[i][1]), "verdict": verdict(m, verdicts[i][1]) if verdicts[i][0] else "passed"}
+            for i, m in enumerate(mutants)]
+    path.write_text(json.dumps(rows, indent=1))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--singles", type=int, default=200)
@@ -371,6 +407,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--show", default="wrong cause", help="list the mutants of one verdict")
+    parser.add_argument("--dump", type=Path, help="write every graded mutant, its edits and verdict as JSON")
     args = parser.parse_args()
     started = time.perf_counter()
     mutants = generate(args.singles, args.pairs, args.seed)
@@ -379,6 +416,8 @@ def main() -> int:
     print(text)
     print(f"\n{len(mutants)} mutants graded in {time.perf_counter() - started:.0f} s "
           f"({sum(v[2] for v in verdicts.values())} with a grader problem)")
+    if args.dump:
+        dump(args.dump, mutants, verdicts)
     for mutant in everything.get(args.show, []):
         index = mutants.index(mutant)
         print(f"  {args.show}: {mutant.label}  => {sorted(verdicts[index][1])}")

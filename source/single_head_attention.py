@@ -55,9 +55,8 @@ pytestmark = pytest.mark.assignment("single_head_attention")
 # d_k in {6, 9, 16} keeps d_k ** 1/2, d_k, sqrt(T_k) and sqrt(64) apart from sqrt(d_k); B = 1 and T_q = 1
 # appear once, for squeeze(); the square case exposes a missing transpose.
 SHAPES = [(3, 5, 7, 6, 5), (1, 1, 4, 9, 3), (2, 6, 6, 6, 6), (2, 3, 9, 16, 4)]
-MASK_HINT = ("Fill forbidden scores with float('-inf') before softmax (mask 1/True = allowed, 0/False = forbidden, "
-             "for bool and 0/1 masks of every shape alike); a masked key must get weight exactly 0 even when "
-             "the allowed scores are far below zero, so -30 is not enough.")
+MASK_HINT = ("A masked key (mask 0/False; 1/True = allowed) must get weight exactly 0, for bool and 0/1 masks of "
+             "every shape alike, allowed scores far below zero included.")
 
 
 def pair(reply_output, what):
@@ -70,8 +69,8 @@ def check_attention_reply(output_weights, ref, allowed, what, hint=""):
     """Compare (output, weights) with the reference pair ((out, bound), (w, bound)), the mask rule first."""
     output, weights = pair(output_weights, what)
     (want_out, want_w) = ref
-    weights = expect.shape(weights, tuple(want_w[0].shape), f"the weights of {what}", "Return (output, weights); "
-                           "weights are (B, T_q, T_k).")
+    weights = expect.shape(weights, tuple(want_w[0].shape), f"the weights of {what}", "The result is (output, "
+                           "weights); the weights are (B, T_q, T_k).")
     if allowed is not None:
         expect.masked_are_zero(weights, allowed.expand(weights.shape), what, MASK_HINT)
         expect.rows_sum_to_one(weights, what, "", want_w)
@@ -127,8 +126,8 @@ def test_attention_shapes(attention):
     assert isinstance(result, tuple) and len(result) == 2, "attention should return a tuple (output, weights)"
     output, weights = result
     assert tuple(output.shape) == (2, 3, 6), (
-        f"output should be (B, T_q, d_v) = (2, 3, 6), got {tuple(output.shape)}. Return (output, weights) in that "
-        "order, and mix the values: weights @ V.")
+        f"output should be (B, T_q, d_v) = (2, 3, 6), got {tuple(output.shape)}: the result is (output, "
+        "weights), in that order, with output = weights @ V.")
     assert tuple(weights.shape) == (2, 3, 5), f"weights should be (B, T_q, T_k) = (2, 3, 5), got {tuple(weights.shape)}"
     assert torch.allclose(weights.sum(-1), torch.ones(2, 3), atol=1e-5), "each query's weights must sum to 1 over the keys"
 
@@ -159,13 +158,14 @@ def test_attention_mixes_values(student):
         reply = student.run("attention", Q, K, V, more=[((Q, K, V), {})])
         expect.same_each_time(reply.outputs, "attention")
         output, weights = pair(reply.output, "attention(Q, K, V)")
-        weights = expect.shape(weights, (B, T_q, T_k), "the weights (second element)", "Return (output, weights); "
-                               "weights are (B, T_q, T_k).")
+        weights = expect.shape(weights, (B, T_q, T_k), "the weights (second element)", "The result is (output, "
+                               "weights); the weights are (B, T_q, T_k).")
         if not (weights >= 0).all():
             raise StudentFault("attention's weights have negative entries: they must be a softmax over the keys.")
         expect.rows_sum_to_one(weights, "attention's weights", "Each query's weights are a distribution over the keys.")
         expect.within(output, tol.matmul(weights, V), f"the output at d_v={d_v}",
-                      "Return (output, weights) with output = weights @ V, the weighted average of the values.")
+                      "The result is (output, weights) with output = weights @ V, the weighted average of the "
+                      "values.")
 
 
 @pytest.mark.question("attention")
@@ -218,7 +218,7 @@ def test_attention_masks(student):
     reply = student.run("attention", Q, K, V, first, more=[((Q, K, V, second), {})])
     for got, allowed, call in zip(reply.outputs, (first, second), ("first", "second")):
         check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, f"attention with the {call} of two "
-                              "different masks of the same shape", "Use the mask you are given on every call.")
+                              "different masks of the same shape", "Each call has its own mask, and its weights follow that mask.")
     probes = space.mask_draws(8, 42)
     calls = [drawn_attention_inputs(probe, n) for n, probe in enumerate(probes)]
     layouts = {str(n): {"3": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
@@ -245,7 +245,7 @@ def drawn_attention_inputs(probe, n):
 @pytest.mark.points(1)
 @pytest.mark.tags("unstable softmax")
 def test_attention_large_scores(student):
-    """Very large scores give finite, correct weights (softmax must subtract the row maximum)"""
+    """Very large scores (in the hundreds) give finite, correct weights"""
     Q, K, V = inputs(16, (2, 3, 6), (2, 5, 6), (2, 5, 3))
     Q, K = Q * 30, K * 30  # scores in the hundreds: exp() overflows float32 without the max trick
     check_attention_reply(student.call("attention", Q, K, V), tol.attention(Q, K, V), None,
@@ -264,7 +264,7 @@ def test_attention_gradients(student):
         expect.grad_present(reply.arg_grads.get(str(index)), name)
     expect.within(reply.arg_grads["0"], tol.attention_grad_q(Q, K, V, seed), "the gradient with respect to Q")
     _, grad_K, grad_V = tol.attention_backward(Q, K, V, seed)
-    hint = "Every step (score, scale, softmax, mix) must stay in the graph as written; a hand-written backward must match."
+    hint = "This check compares the gradients with respect to K and V with those of the reference attention."
     expect.within(reply.arg_grads["1"], grad_K, "the gradient with respect to K", hint)
     expect.within(reply.arg_grads["2"], grad_V, "the gradient with respect to V", hint)
 
@@ -297,8 +297,8 @@ def test_attention_leaves_inputs_alone(student):
     expect.within(output, tol.attention(Q, K, V, mask.bool())[0], "attention output with a 0/1 float mask")
     if any(reply.inputs_changed):
         changed = [n for n, c in zip(["Q", "K", "V", "mask"], reply.inputs_changed) if c]
-        raise StudentFault(f"attention modified {', '.join(changed)} in place (for example with Q /= ..., "
-                           "masked_fill_ or item assignment); compute new tensors instead.")
+        raise StudentFault(f"attention modified {', '.join(changed)} in place; its inputs must be left "
+                           "unchanged.")
 
 # %% [markdown] exercise="SingleHeadAttention"
 # ## 2. A single-head attention layer
@@ -349,7 +349,7 @@ def test_single_head_attention(SingleHeadAttention):
     for name in ("W_Q", "W_K", "W_V"):
         linear = getattr(layer, name, None)
         assert linear is not None and tuple(linear.weight.shape) == (4, 8), (
-            f"self.{name} should be nn.Linear(d_model, d_k, bias=False) with weight shape (d_k, d_model) = (4, 8)")
+            f"self.{name}.weight should have shape (d_k, d_model) = (4, 8)")
         assert linear.bias is None, f"self.{name} should have no bias"
     x_q, x_kv = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
     output, weights = layer(x_q, x_kv)
@@ -422,7 +422,7 @@ def test_layer_parameters(student):
     expected = {f"{n}.weight": [6, 24] for n in ("W_Q", "W_K", "W_V")}
     if reply.param_names != expected:
         raise StudentFault(f"SingleHeadAttention(24, 6) has parameters {reply.param_names}; expected {expected}: "
-                           "three nn.Linear(d_model, d_k, bias=False).")
+                           "W_Q, W_K and W_V of shape (d_k, d_model), and no biases.")
 
 
 @pytest.mark.question("SingleHeadAttention")
@@ -527,8 +527,8 @@ def test_layer_gradients(student):
         expect.grad_present(grad, name)
     references = tol.layer_backward(x_q, x_kv, *params.values(), seed)
     for (name, grad), reference in zip(grads, references):
-        expect.within(grad, reference, f"the gradient with respect to {name}", "Project, score, scale by "
-                      "1/sqrt(d_k), softmax and mix, all in the graph: the gradients then follow.")
+        expect.within(grad, reference, f"the gradient with respect to {name}", "This check compares each "
+                      "gradient with the reference layer's (project, score, scale by 1/sqrt(d_k), softmax, mix).")
 
 
 # %% [markdown] exercise="SingleHeadAttention"

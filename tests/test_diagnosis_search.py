@@ -52,6 +52,20 @@ def test_a_fitted_scale_is_said_in_numbers_and_must_follow_one_law():
     assert "scale-wrong-factor" not in found
 
 
+@pytest.mark.parametrize("assignment,code,target,mistake", [
+    ("attention_scores", "def scaled_dot_scores(Q, K):\n    return Q @ K / math.sqrt(K.shape[-1])\n",
+     "scaled_dot_scores", "k-not-transposed"),
+    ("single_head_attention", attention_code("/ math.sqrt(K.shape[-1])", fill="float('inf')"), "attention",
+     "mask-fill-plus-inf"),
+    ("attention_scores", "def softmax_entropy(weights):\n    return -torch.special.xlogy(weights, weights).sum()\n",
+     "softmax_entropy", "entropy-wrong-dim"),
+])
+def test_a_whole_class_of_slips_is_in_the_space(assignment, code, target, mistake):
+    """Keys left untransposed (it runs only where T_k = d_k), a +inf fill, an entropy summed over everything."""
+    found, _ = diagnosed(assignment, code, [target])
+    assert found == {mistake}
+
+
 def test_an_edit_that_is_two_mistakes_at_once_is_named_as_both():
     code = "def padding_mask(lengths, T_k):\n    return (torch.arange(T_k)[None, :] > lengths[:, None]).unsqueeze(1)\n"
     found, _ = diagnosed("attention_scores", code, ["padding_mask"])

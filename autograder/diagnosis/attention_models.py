@@ -15,7 +15,7 @@ from .pipeline import (MASK_AFTER, MASK_BEFORE, PROJECTIONS, RIGHT, SCALES, SCOR
 STAGES = {
     "scores": {name: name for name in SCORES if name != RIGHT and name not in SEARCH_ONLY},
     "scale": {name: mistake_of(name) for name in SCALES if name not in (RIGHT, "scale-sqrt-dmodel")},
-    "masking": {name: name for name in list(MASK_BEFORE) + list(MASK_AFTER) if name not in (RIGHT, "mask-small-fill")},
+    "masking": {name: name for name in list(MASK_BEFORE) + list(MASK_AFTER) if name not in (RIGHT, "mask-small-fill") and name not in SEARCH_ONLY},
     "softmax": {name: mistake_of(name) for name in SOFTMAX if name != RIGHT and name not in SEARCH_ONLY},
     "order": {"returns-weights-first": "returns-weights-first"},
 }

@@ -15,6 +15,8 @@ MISTAKES: dict[str, str] = {
     "batch-crosstalk": "items of a batch mix: every item is scored against the keys of batch item 0 (K[0])",
     "scores-wrong-operand": "the scores compare the wrong tensors (queries with queries, or keys with keys); "
                             "e_ij = q_i . k_j compares each query with each key",
+    "k-not-transposed": "the keys are not transposed: the scores are Q @ K instead of Q @ K^T (which runs only "
+                        "where T_k equals d_k)",
     "unwanted-scale": "the plain dot-product score is scaled; e_ij = q_i . k_j has no 1/sqrt(d_k)",
     "scale-missing": "the 1/sqrt(d_k) scale is missing",
     "scale-by-dk": "the scores are divided by d_k instead of sqrt(d_k)",
@@ -41,6 +43,8 @@ MISTAKES: dict[str, str] = {
                   "forbidden scores with -inf",
     "mask-not-applied": "the mask never reaches the scores (masked_fill's result is not kept, or the mask is "
                         "not used)",
+    "mask-fill-plus-inf": "forbidden scores are filled with +inf instead of -inf, so every row with a forbidden "
+                          "key is NaN after the softmax",
     "mask-small-fill": "forbidden scores are filled with a finite number (such as -10) that still leaves them "
                        "weight after the softmax; fill with -inf",
     "mask-after-softmax": "the mask is applied after the softmax: forbidden weights are zeroed afterwards, so "

@@ -34,10 +34,11 @@ SCORES = {
     "batch-crosstalk": lambda Q, K: Q @ last_two_swapped(K[0]),
     "scores-queries-only": lambda Q, K: Q @ last_two_swapped(Q),
     "scores-keys-only": lambda Q, K: K @ last_two_swapped(K),
+    "k-not-transposed": lambda Q, K: Q @ K,   # runs only where T_k = d_k (a square K)
 }
 SAME_OPERANDS = {"scores-queries-only": "scores-wrong-operand", "scores-keys-only": "scores-wrong-operand"}
 # variants only the search (stages.py) uses: no single-mistake model of them (the registry's) is kept
-SEARCH_ONLY = {*SAME_OPERANDS, "log-softmax"}
+SEARCH_ONLY = {*SAME_OPERANDS, "log-softmax", "k-not-transposed", "mask-fill-plus-inf"}
 
 
 def _d_model(d_model: int | None) -> int:
@@ -73,6 +74,7 @@ MASK_BEFORE = {
     "mask-zero-fill": lambda s, m, fill: s * m,
     "mask-added": lambda s, m, fill: s + m,
     "mask-not-applied": lambda s, m, fill: s,
+    "mask-fill-plus-inf": lambda s, m, fill: s.masked_fill(m == 0, float("inf")),   # a row with one is NaN
     "mask-small-fill": _fill,
     "mask-first-row": lambda s, m, fill: s.masked_fill((m[:, :1, :] if m.dim() == 3 else m) == 0, float("-inf")),
     "mask-always-causal": lambda s, m, fill: s.masked_fill(

@@ -87,7 +87,8 @@ def weights_dropout_fit(probe, output):
     return fits.dropout(attention_weights(*probe.args, **probe.kwargs), output)
 
 
-MASKING_VARIANTS = [name for name in MASK_BEFORE if name not in (RIGHT, "mask-small-fill") + QUERY_MASKING]
+MASKING_VARIANTS = [name for name in MASK_BEFORE
+                    if name not in (RIGHT, "mask-small-fill") + QUERY_MASKING and name not in SEARCH_ONLY]
 APPLY_MASK = [function_model("apply_mask", name, functools.partial(apply_mask, masking=name))
               for name in MASKING_VARIANTS]
 APPLY_MASK.append(function_model("apply_mask", "mask-small-fill",

@@ -145,10 +145,18 @@ def explains(pipeline: Pipeline, chosen: tuple[Variant, ...], calls: list[Call],
             return None
         if call.raised or not agree(call.output, predicted, exact_zeros=exact_zeros).same:
             return None
-        shown = shown or (call.deviates and not call.probe.degenerate())   # evidence before naming
+        # evidence before naming: a wrong call on sizes that tell mistakes apart, where the prediction is not
+        # NaN throughout (many mistakes, every key masked say, give NaN everywhere)
+        shown = shown or (call.deviates and not call.probe.degenerate() and finite_somewhere(predicted))
     if not shown or (fitted and (not lawful(factors) or all(right_factor(pipeline, d, c) for d, c in factors))):
         return None
     return Explanation(chosen, tuple(factors))
+
+
+def finite_somewhere(predicted: object) -> bool:
+    parts = predicted if isinstance(predicted, (list, tuple)) else [predicted]
+    tensors = [p for p in parts if isinstance(p, torch.Tensor) and p.is_floating_point()]
+    return not tensors or any(bool(p.isfinite().any()) for p in tensors)
 
 
 def combination_count(pipeline: Pipeline, size: int) -> int:

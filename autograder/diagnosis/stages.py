@@ -80,7 +80,7 @@ def entropy(probe, log="e", sign=RIGHT, reduce=-1, zero=RIGHT):
     (weights,) = probe.args[:1]
     terms = weights * weights.log() if zero == "nan" else torch.special.xlogy(weights, weights)
     terms = terms / math.log({"e": math.e, "2": 2.0, "10": 10.0}[log])
-    total = terms.mean(dim=-1) if reduce == "mean" else terms.sum(dim=reduce)
+    total = terms.mean(dim=-1) if reduce == "mean" else terms.sum() if reduce == "all" else terms.sum(dim=reduce)
     return total if sign == "missing" else -total
 
 
@@ -122,7 +122,7 @@ PIPELINES: dict[str, Pipeline] = {
         "log": [Variant("entropy-in-bits", {"log": "2"}), Variant("entropy-log10", {"log": "10"})],
         "sign": [Variant("entropy-missing-minus", {"sign": "missing"})],
         "reduce": [Variant("entropy-wrong-dim", {"reduce": 0}), Variant("entropy-wrong-dim", {"reduce": -2}),
-                   Variant("entropy-mean", {"reduce": "mean"})],
+                   Variant("entropy-wrong-dim", {"reduce": "all"}), Variant("entropy-mean", {"reduce": "mean"})],
         "zero": [Variant("entropy-nan-at-zero", {"zero": "nan"})],
     }, entropy),
     "causal_mask": Pipeline("causal_mask", {

@@ -99,8 +99,8 @@ def check_score_gradients(student, name, scale):
         expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}")
     expect.within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale), f"the gradient of {name} w.r.t. Q")
     _, grad_K = tol.gradients(lambda q, k: q @ k.transpose(-2, -1) * scale, [Q, K], seed)
-    expect.within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "dE/dK = (dE/dscores)^T Q, "
-                  "scaled like the scores: keep K in the graph and compute the scores from it as written.")
+    expect.within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "This check compares dE/dK "
+                  "with the reference's (dE/dscores)^T Q, scaled like the scores.")
 
 
 @pytest.mark.question("dot_scores")
@@ -151,8 +151,8 @@ def test_general_score_parameters(student):
     Q, K, W = inputs(5, (2, 3, 5), (2, 4, 3), (5, 3))
     reply = student.run("GeneralScore", Q, K, init=(5, 3), params={"W.weight": W})
     if reply.param_names != {"W.weight": [5, 3]}:
-        raise StudentFault(f"GeneralScore(5, 3) has parameters {reply.param_names}; expected only W.weight of shape "
-                           "(d_q, d_k) = (5, 3): self.W = nn.Linear(d_k, d_q, bias=False).")
+        raise StudentFault(f"GeneralScore(5, 3) has parameters {reply.param_names}; expected only W.weight, of shape "
+                           "(d_q, d_k) = (5, 3), and no bias.")
     # The parameter list is the child's own report; pay for it only together with a value it explains.
     expect.within(reply.output, general_reference(Q, K, W), "GeneralScore(5, 3) scores")
 
@@ -165,8 +165,8 @@ def test_general_score_values(student):
     for B, T_q, T_k, d_q, d_k in [(3, 5, 7, 6, 4), (2, 4, 4, 5, 5), (1, 1, 3, 2, 7)]:
         Q, K, W, Q2, K2 = inputs(6, (B, T_q, d_q), (B, T_k, d_k), (d_q, d_k), (B, T_q, d_q), (B, T_k, d_k))
         reply = student.run("GeneralScore", Q, K, init=(d_q, d_k), params={"W.weight": W}, more=[((Q2, K2), {})])
-        hint = ("e_ij = q_i^T W k_j with W = self.W.weight of shape (d_q, d_k): compute Q @ self.W(K)^T. "
-                "Using W^T or applying self.W to Q gives wrong values.")
+        hint = ("e_ij = q_i^T W k_j with W = self.W.weight, of shape (d_q, d_k); this check uses square and "
+                "non-square W.")
         for got, (q, k), call in zip(reply.outputs, [(Q, K), (Q2, K2)], ("first", "second")):
             expect.within(got, general_reference(q, k, W), f"GeneralScore({d_q}, {d_k}) scores ({call} call)", hint)
     Q, K = inputs(7, (2, 3, 4), (2, 5, 4))
@@ -215,7 +215,7 @@ def test_additive_score_parameters(student):
     expected = {"W_q.weight": [4, 5], "W_k.weight": [4, 3], "v.weight": [1, 4]}
     if reply.param_names != expected:
         raise StudentFault(f"AdditiveScore(5, 3, 4) has parameters {reply.param_names}; expected {expected} "
-                           "(nn.Linear(d_q, d_h), nn.Linear(d_k, d_h), nn.Linear(d_h, 1), all with bias=False).")
+                           "(weights of shape (d_h, d_q), (d_h, d_k) and (1, d_h), and no biases).")
     expect.within(reply.output, additive_reference(Q, K, Wq, Wk, v), "AdditiveScore(5, 3, 4) scores")
 
 
@@ -230,8 +230,8 @@ def test_additive_score_values(student):
         Wq, Wk = Wq * 0.7, Wk * 0.7  # keep tanh away from saturation so a missing tanh shows
         reply = student.run("AdditiveScore", Q, K, init=(d_q, d_k, d_h), more=[((Q2, K2), {})],
                             params={"W_q.weight": Wq, "W_k.weight": Wk, "v.weight": v})
-        hint = ("e_ij = v^T tanh(W_q q_i + W_k k_j): queries as (B, T_q, 1, d_h), keys as (B, 1, T_k, d_h), "
-                "tanh of the sum, then v, then squeeze(-1).")
+        hint = ("e_ij = v^T tanh(W_q q_i + W_k k_j) for every (query, key) pair: scores of shape (B, T_q, T_k), "
+                "B = 1 and T_q = 1 included.")
         for got, (q, k), call in zip(reply.outputs, [(Q, K), (Q2, K2)], ("first", "second")):
             expect.within(got, additive_reference(q, k, Wq, Wk, v),
                           f"AdditiveScore at B={B}, T_q={T_q}, T_k={T_k} ({call} call)", hint)
@@ -252,18 +252,17 @@ def test_additive_score_gradients(student):
         expect.grad_present(grad, name)
     references = tol.gradients(additive_float64, [Q, K, params["W_q.weight"], params["W_k.weight"], v], seed)
     for (name, grad), reference in zip(grads, references):
-        expect.within(grad, reference, f"the gradient with respect to {name}", "The gradients follow from "
-                      "e_ij = v^T tanh(W_q q_i + W_k k_j); a hand-written or detached step changes them.")
+        expect.within(grad, reference, f"the gradient with respect to {name}", "This check compares each "
+                      "gradient with that of e_ij = v^T tanh(W_q q_i + W_k k_j).")
 
 
 def additive_float64(Q, K, Wq, Wk, v):
     return (torch.tanh((Q @ Wq.T).unsqueeze(2) + (K @ Wk.T).unsqueeze(1)) @ v.T).squeeze(-1)
 
 
-MASK_HINT = ("A masked key must end with weight exactly 0 after softmax, for any allowed scores in the range the "
-             "course uses (|score| <= 10 000): fill with float('-inf') (or torch.finfo(scores.dtype).min, -1e9, "
-             "-1e6). A small fill such as -10 or -30 still wins when the allowed scores are far below zero; "
-             "1/True = allowed, 0/False = forbidden.")
+MASK_HINT = ("A masked key must end with weight exactly 0 after the softmax, for any allowed scores in the range "
+             "the course uses (|score| <= 10 000), allowed scores far below zero included; 1/True = allowed, "
+             "0/False = forbidden.")
 
 
 def mask_probes(seed):
@@ -330,13 +329,13 @@ def test_apply_mask_broadcast_and_inputs(student):
         check_masked_scores(got, scores, mask.expand(2, 3, 5), f"apply_mask with a (B, 1, T_k) mask ({call} of two "
                             "masks of the same shape)")
     if any(reply.inputs_changed):
-        raise StudentFault("apply_mask modified the scores passed in: use masked_fill (returns a new tensor), "
-                           "not masked_fill_ or item assignment.")
+        raise StudentFault("apply_mask modified the scores passed in; it must return a new tensor and leave its "
+                           "inputs unchanged.")
     (seed,) = inputs(15, (2, 3, 5))
     reply = student.run("apply_mask", scores, first, grad_args=(0,), backward={"grad": seed})
     grad = expect.shape(expect.grad_present(reply.arg_grads.get("0"), "the scores through apply_mask",
-                                            "Masking must stay in the graph: no .detach(), .data or NumPy round "
-                                            "trips."), (2, 3, 5), "the gradient")
+                                            "This check asks for the gradient of the "
+                                            "masked scores with respect to the scores."), (2, 3, 5), "the gradient")
     allowed = first.expand(2, 3, 5)
     # Only allowed scores are judged: what reaches a masked score (0 from masked_fill, the seed from an
     # additive -inf mask) never reaches the weights, since softmax gives it zero weight.
@@ -359,8 +358,9 @@ def test_attention_weights_softmax(student):
         want = weights_reference(scores)
         got = expect.within(student.call("attention_weights", scores), want,
                             f"attention_weights at B={B}, T_q={T_q}, T_k={T_k}",
-                            "Softmax over the keys: F.softmax(scores, dim=-1).")
-        expect.rows_sum_to_one(got, "attention_weights", "Normalise over the last dimension (the keys).", want)
+                            "Each query's weights are the softmax of its scores over the keys (the last dimension).")
+        expect.rows_sum_to_one(got, "attention_weights", "Each query's weights sum to 1 over the keys (the last "
+                               "dimension).", want)
 
 
 @pytest.mark.question("attention_weights")
@@ -383,14 +383,14 @@ def test_attention_weights_mask(student):
         expect.rows_sum_to_one(got, what, "", want)
         expect.within(got, want, what)
         if any(reply.inputs_changed):
-            raise StudentFault(f"{what} modified the scores passed in: mask with masked_fill (a new tensor), "
-                               "not masked_fill_.")
+            raise StudentFault(f"{what} modified the scores passed in; the scores and the mask it is given must be "
+                               "left unchanged.")
     first, second = random_mask(17, 3, 4, 6), random_mask(18, 3, 4, 6)
     reply = student.run("attention_weights", scores, first, more=[((scores, second), {})])
     for got, allowed, call in zip(reply.outputs, (first, second), ("first", "second")):
         what = f"attention_weights with the {call} of two different masks of the same shape"
         expect.masked_are_zero(expect.shape(got, tuple(scores.shape), what), allowed, what, MASK_HINT)
-        expect.within(got, weights_reference(scores, allowed), what, "Use the mask you are given on every call.")
+        expect.within(got, weights_reference(scores, allowed), what, "Each call has its own mask, and its weights follow that mask.")
     for probe, (scores, mask, allowed), got in drawn_mask_calls(student, "attention_weights", 41):
         what = f"attention_weights with {probe.describe()}"
         got = expect.shape(got, tuple(scores.shape), what)
@@ -407,10 +407,10 @@ def test_attention_weights_gradients(student):
     """Gradients flow from the weights back to the scores (softmax stays in the graph)"""
     scores, seed = inputs(19, (2, 3, 5), (2, 3, 5))
     reply = student.run("attention_weights", scores, grad_args=(0,), backward={"grad": seed})
-    grad = expect.grad_present(reply.arg_grads.get("0"), "the scores", "Keep softmax in the graph: no .detach(), "
-                               "torch.no_grad(), .data or NumPy round trips.")
+    grad = expect.grad_present(reply.arg_grads.get("0"), "the scores", "This check asks for the gradient of the "
+                               "weights with respect to the scores.")
     expect.within(grad, tol.softmax_backward(*weights_reference(scores), seed), "the gradient with respect to the "
-                  "scores", "Keep softmax in the graph: no .detach(), torch.no_grad(), .data or NumPy round trips.")
+                  "scores", "This check compares it with the gradient of the softmax over the keys.")
 
 
 @pytest.mark.question("attention_weights")
@@ -431,9 +431,12 @@ def test_causal_mask(student):
     """causal_mask(T) is a (T, T) mask, bool or 0/1, allowing exactly the keys j <= i"""
     for T in (1, 4, 7):
         got = expect.mask(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
-        if not torch.equal(got, torch.ones(T, T, dtype=torch.bool).tril()):
-            raise StudentFault(f"causal_mask({T}) is wrong: query i may attend to keys j <= i (True or 1 on and below "
-                               "the diagonal, torch.tril). An inverted or shifted mask leaks the future.")
+        want = torch.ones(T, T, dtype=torch.bool).tril()
+        if not torch.equal(got, want):
+            raise StudentFault(f"causal_mask({T}) is wrong: query i may attend exactly to the keys j <= i (True or 1 "
+                               "on and below the diagonal, False or 0 above it), but it allows "
+                               f"{int((got & ~want).sum())} keys j > i and forbids {int((want & ~got).sum())} keys "
+                               "j <= i.")
 
 
 @pytest.mark.question("padding_mask")
@@ -472,7 +475,8 @@ def test_softmax_entropy_zeros(student):
     """softmax_entropy treats 0 log 0 as 0, so masked keys give finite values"""
     weights = torch.tensor([[[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.25, 0.75]]])
     expect.within(student.call("softmax_entropy", weights), tol.entropy(weights),
-                  "softmax_entropy with zero weights", "p * p.log() is nan where p = 0; use torch.special.xlogy(p, p).")
+                  "softmax_entropy with zero weights", "H = -sum_j p_j ln p_j with 0 ln 0 = 0, on "
+                  "rows that hold zero weights.")
 
 
 SATURATION_DIMS = (8, 64, 256)
@@ -508,8 +512,8 @@ class Experiment:
             if not fault.attempted:
                 raise  # a stub: finish that exercise first
             raise StudentFault(f"this experiment runs on your own functions, and {name} did not give the "
-                               f"reference's answer on its inputs ({fault}); its own question says what is wrong, "
-                               "fix it first.") from None
+                               f"reference's answer on its inputs ({fault}); its own question says what is "
+                               "wrong.") from None
 
     def scores(self, name, d):
         Q, K = (self.made(spec) for spec in saturation_inputs(d))

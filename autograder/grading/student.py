@@ -130,8 +130,7 @@ class StudentFile:
         mutated = [str(m)[:40] for m in mutated if not (check_inputs and str(m).endswith(" of call 1"))]
         if mutated:  # every input of every call: a check_inputs caller words its own message for the first call
             raise StudentFault(f"{what} modified its inputs in place ({'; '.join(mutated[:4])}); a function must "
-                               "compute new tensors and leave every input as it was (use masked_fill, not "
-                               "masked_fill_, and no item assignment or in-place operators on inputs).",
+                               "leave every input as it was.",
                                diagnoses=(structural.inputs_modified(what, mutated[:4]),))
         return Reply(reply.get("output"), reply.get("arg_grads") or {}, reply.get("param_grads") or {},
                      reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()),
@@ -207,5 +206,5 @@ def explain_error(what: str, error: object, load_errors: list[dict]) -> str:
 
 def as_tensor(value: object, what: str) -> torch.Tensor:
     if not isinstance(value, torch.Tensor):
-        raise StudentFault(f"{what} should return a torch.Tensor, but returned {type(value).__name__}")
+        raise StudentFault(f"{what} should return a tensor, but returned {type(value).__name__}")
     return value

@@ -112,7 +112,7 @@ def failure_lines(test: TestResult, plan: Plan) -> list[str]:
         lines = [] if elsewhere and not here else [test.output or "The check failed."]
     for mistake in plan.nearby(test):
         lines.append(f"No cause was found for this check itself; \"{label(mistake.anchor)}\" found a mistake in the "
-                     f"same part ({mistake.diagnosis.title}), which may be what fails it too: fix that first.")
+                     f"same part ({mistake.diagnosis.title}), which may be what fails it too.")
     if len(test.diagnoses) > 1:
         lines.append("Your result matches more than one known mistake; this check cannot tell them apart, "
                      "so each is named:")

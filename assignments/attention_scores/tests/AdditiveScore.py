@@ -14,8 +14,8 @@ def test_additive_score(AdditiveScore):
     for name, shape in [("W_q", (4, 3)), ("W_k", (4, 2)), ("v", (1, 4))]:
         layer = getattr(score, name, None)
         assert layer is not None and tuple(layer.weight.shape) == shape, (
-            f"self.{name} should be an nn.Linear whose weight has shape {shape}")
-        assert layer.bias is None, f"self.{name} should have no bias (bias=False)"
+            f"self.{name}.weight should have shape {shape}")
+        assert layer.bias is None, f"self.{name} should have no bias"
     scores = score(torch.randn(1, 1, 3), torch.randn(1, 5, 2))
     assert tuple(scores.shape) == (1, 1, 5), (
         f"expected (B, T_q, T_k) = (1, 1, 5) for one batch item and one query, got {tuple(scores.shape)}")

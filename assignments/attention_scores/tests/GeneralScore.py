@@ -12,8 +12,8 @@ def test_general_score(GeneralScore):
     import torch
     score = GeneralScore(3, 2)
     assert hasattr(score, "W") and tuple(score.W.weight.shape) == (3, 2), (
-        "self.W should be nn.Linear(d_k, d_q, bias=False), so that self.W.weight is W with shape (d_q, d_k)")
-    assert score.W.bias is None, "the general score has no bias: use bias=False"
+        "self.W.weight should be W, with shape (d_q, d_k) = (3, 2)")
+    assert score.W.bias is None, "the general score has no bias: self.W.bias should be None"
     with torch.no_grad():
         score.W.weight.copy_(torch.tensor([[1.0, 0.0], [0.0, 0.0], [0.0, 2.0]]))
     Q = torch.tensor([[[1.0, 1.0, 1.0]]])

@@ -13,7 +13,7 @@ def test_apply_mask(apply_mask):
     scores = torch.tensor([[[1.0, 2.0, 3.0]]])
     before = scores.clone()
     masked = apply_mask(scores, torch.tensor([[[1, 0, 1]]]))
-    assert torch.equal(scores, before), "apply_mask changed its input: use masked_fill, not masked_fill_"
+    assert torch.equal(scores, before), "apply_mask changed its input: it should return a new tensor and leave the scores unchanged"
     assert masked[0, 0, 0] == 1.0 and masked[0, 0, 2] == 3.0, (
         "allowed keys (mask 1) keep their scores." + known_mistake("test_apply_mask", 0, masked))
     weight = torch.softmax(masked.float(), dim=-1)[0, 0, 1].item()

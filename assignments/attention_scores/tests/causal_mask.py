@@ -12,7 +12,7 @@ def test_causal_mask(causal_mask):
     import torch
     mask = causal_mask(3)
     assert tuple(mask.shape) == (3, 3), f"the mask should be (T, T) = (3, 3), got {tuple(mask.shape)}"
-    assert mask.dtype == torch.bool or bool(((mask == 0) | (mask == 1)).all()), "use a bool or a 0/1 mask"
+    assert mask.dtype == torch.bool or bool(((mask == 0) | (mask == 1)).all()), "the mask should be bool or 0/1"
     expected = torch.tensor([[True, False, False], [True, True, False], [True, True, True]])
     assert torch.equal(mask.bool(), expected), (
         f"query i may see keys j <= i: True on and below the diagonal, {expected.tolist()}; got {mask.tolist()}."

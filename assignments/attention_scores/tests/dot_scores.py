@@ -15,7 +15,7 @@ def test_dot_scores_shape(dot_scores):
     assert isinstance(scores, torch.Tensor), "dot_scores should return a tensor"
     assert tuple(scores.shape) == (2, 3, 5), (
         f"scores have shape {tuple(scores.shape)}; expected (B, T_q, T_k) = (2, 3, 5). "
-        "Compare every query with every key: Q @ K.transpose(-2, -1).")
+        "Scores hold one entry per (query, key) pair: row i is query i, column j is key j.")
 
 
 @test_case(points=None, hidden=False)

@@ -14,7 +14,7 @@ def test_single_head_attention(SingleHeadAttention):
     for name in ("W_Q", "W_K", "W_V"):
         linear = getattr(layer, name, None)
         assert linear is not None and tuple(linear.weight.shape) == (4, 8), (
-            f"self.{name} should be nn.Linear(d_model, d_k, bias=False) with weight shape (d_k, d_model) = (4, 8)")
+            f"self.{name}.weight should have shape (d_k, d_model) = (4, 8)")
         assert linear.bias is None, f"self.{name} should have no bias"
     x_q, x_kv = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
     output, weights = layer(x_q, x_kv)

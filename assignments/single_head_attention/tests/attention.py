@@ -15,8 +15,8 @@ def test_attention_shapes(attention):
     assert isinstance(result, tuple) and len(result) == 2, "attention should return a tuple (output, weights)"
     output, weights = result
     assert tuple(output.shape) == (2, 3, 6), (
-        f"output should be (B, T_q, d_v) = (2, 3, 6), got {tuple(output.shape)}. Return (output, weights) in that "
-        "order, and mix the values: weights @ V.")
+        f"output should be (B, T_q, d_v) = (2, 3, 6), got {tuple(output.shape)}: the result is (output, "
+        "weights), in that order, with output = weights @ V.")
     assert tuple(weights.shape) == (2, 3, 5), f"weights should be (B, T_q, T_k) = (2, 3, 5), got {tuple(weights.shape)}"
     assert torch.allclose(weights.sum(-1), torch.ones(2, 3), atol=1e-5), "each query's weights must sum to 1 over the keys"
 

@@ -36,7 +36,7 @@ Run `python attention_scores.py` to run the public checks (and the explorations 
 #     (nothing in these exercises needs one).
 #
 # Fill in every `raise NotImplementedError(...)` line, then run the check cell under it. A failed check tells
-# you, in the lesson's terms, what is likely wrong.
+# you, in the lesson's terms, what it tested and what it saw.
 
 
 import math
