@@ -576,12 +576,14 @@ def test_apply_mask_values(student):
 
 def drawn_mask_calls(student, name, seed, count=8):
     """[(probe, (scores, mask, allowed), output)]: `name`(scores, mask) on masks drawn from the documented space
-    (grading/space.py), every call on one child, each mask in its drawn layout."""
+    (grading/space.py), every call on one child, each mask in its drawn layout; the first call's scores require
+    a gradient (as in training), the others' do not."""
     probes = space.mask_draws(count, seed)
     built = [probe.build() for probe in probes]
     (scores, mask, _), *rest = built
     layouts = {str(n): {"1": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
-    reply = student.run(name, scores, mask, more=[((s, m), {}) for s, m, _ in rest], layouts=layouts)
+    reply = student.run(name, scores, mask, more=[((s, m), {}) for s, m, _ in rest], layouts=layouts,
+                        grad_args=(0,))
     return list(zip(probes, built, reply.outputs))
 
 

@@ -23,6 +23,7 @@ from autograder import paths
 from autograder.grading import space, tolerance as tol
 from autograder.grading.student import StudentFault, StudentFile
 from autograder.grading.submissions import SourceFile
+from tests import probe_detecting_cheats
 from tests.classroom import solution_text
 
 sys.path.insert(0, str(paths.ROOT / "autograder" / "sandbox" / "child"))
@@ -188,3 +189,20 @@ def test_the_drawn_space_covers_what_the_handout_promises():
         scores, _, allowed = probe.build()
         assert allowed.any(-1).all(), "every row keeps an allowed key"
         assert scores.abs().max() <= space.SCORE_LIMIT
+
+
+CHEATS = probe_detecting_cheats.cheats()
+
+
+@pytest.mark.parametrize("cheat", CHEATS, ids=[c.name for c in CHEATS])
+def test_probe_detecting_cheats_fail_a_hidden_test(cheat):
+    """A small fill unless a statistic of the call looks like a probe (tests/probe_detecting_cheats.py) still
+    leaks on one of the graders' probes: the hidden test of that function gives it nothing."""
+    student = local_student(cheat.assignment, solution_text(cheat.assignment) + "\n\n" + cheat.code)
+    with pytest.raises(StudentFault, match="forbidden key"):
+        getattr(GRADERS[cheat.assignment], cheat.caught_by)(student)
+
+
+@pytest.mark.parametrize("assignment, test", sorted({(c.assignment, c.caught_by) for c in CHEATS}))
+def test_the_reference_passes_the_tests_that_catch_probe_detecting_cheats(assignment, test):
+    getattr(GRADERS[assignment], test)(local_student(assignment, solution_text(assignment)))

@@ -6,6 +6,12 @@ coincidences such as T_q = B or T_k = d included); a mask that is bool or 0/1 of
 shape that broadcasts to the scores, contiguous, expanded or not contiguous, each row keeping at least one
 allowed key (fully masked rows are out of scope, as the handouts say); allowed scores anywhere in |s| <= 1e4.
 
+Scores are drawn row by row: a probe's rows sit at different depths inside ONE tensor (some rows or batch
+items near -9000, others near 0 or far above it, masked entries in rows of every kind), or all at one depth
+from -20 to -9000. No statistic of the whole tensor (min, max, mean, spread) nor the mask's dtype, shape or
+layout then tells a probe from an ordinary call: code that fills masked keys with a small number unless it
+recognises a probe still leaks weight on one of them (tests/probe_detecting_cheats.py).
+
 A probe is drawn as plain numbers (sizes, seeds, choices) and built into tensors here, so the same draw gives the
 same tensors in the grader and in the child. Draws are made once per process with a fixed hypothesis seed
 (generation only: no shrinking, no example database), so a regrade sees exactly the same probes; the seed goes
@@ -25,8 +31,17 @@ SCORE_LIMIT = 1e4                       # the handouts' range of allowed scores
 MASK_DTYPES = ("bool", "int64", "float32", "float64")
 MASK_FORMS = ("B,T_q,T_k", "T_q,T_k", "B,1,T_k", "1,T_q,T_k", "T_k", "1,1,T_k")
 LAYOUTS = ("contiguous", "expanded", "strided")
-DEPTHS = (0.0, -300.0, -3000.0, -9000.0)  # shifts of every allowed score: a -30 or -1000 fill loses to them
+DEPTHS = (0.0, -20.0, -50.0, -120.0, -300.0, -1000.0, -3000.0, -9000.0)  # how far rows sit below zero
 SPREADS = (1.0, 30.0, 300.0)             # score spreads: from ordinary to nearly one-hot rows
+# How the rows of one probe share its depth D: all of them; each row at D or 0; each batch item at D or 0;
+# one row at D, the others at 0; each row at D or -D (so that the mean stays near 0).
+PROFILES = ("uniform", "rows", "batches", "single", "balanced")
+# Probes every run includes (besides the drawn ones): each profile at depths where a fill of -120 or -1000
+# leaks, so that every whole-tensor statistic looks ordinary on one of them while a row still leaks.
+# The first comes first in its test, where it is the call made with gradients: deep enough for a -1000 fill.
+COVERING_DEPTHS = (("single", -9000.0, 1.0), ("uniform", -50.0, 1.0), ("uniform", -300.0, 1.0),
+                   ("uniform", -3000.0, 30.0), ("rows", -9000.0, 30.0), ("batches", -1000.0, 1.0),
+                   ("balanced", -3000.0, 1.0), ("balanced", -120.0, 1.0))
 
 
 @st.composite
@@ -62,6 +77,7 @@ class MaskProbe:
     score_seed: int
     spread: float
     depth: float
+    profile: str = "uniform"
 
     def shape(self) -> tuple[int, ...]:
         sizes_ = {"B": self.B, "T_q": self.T_q, "T_k": self.T_k, "1": 1}
@@ -72,12 +88,30 @@ class MaskProbe:
         generator = torch.Generator().manual_seed(self.pattern_seed)
         pattern = torch.rand(self.shape(), generator=generator) > 0.4
         keep = torch.randint(self.T_k, pattern.shape[:-1] + (1,), generator=generator)
+        if self.T_k > 1:  # every row forbids a key, so that every row can show a leak
+            drop = (keep + 1 + torch.randint(self.T_k - 1, keep.shape, generator=generator)) % self.T_k
+            pattern.scatter_(-1, drop, False)
         pattern.scatter_(-1, keep, True)  # every row keeps a key, whatever the mask's shape
         allowed = pattern.expand(self.B, self.T_q, self.T_k)
         generator = torch.Generator().manual_seed(self.score_seed)
         scores = torch.randn(self.B, self.T_q, self.T_k, generator=generator, dtype=torch.float64) * self.spread
-        scores = (scores + self.depth).clamp(-SCORE_LIMIT, SCORE_LIMIT).float()
+        scores = (scores + self.row_depths().unsqueeze(-1)).clamp(-SCORE_LIMIT, SCORE_LIMIT).float()
         return scores, pattern.to(getattr(torch, self.dtype)), allowed
+
+    def row_depths(self) -> torch.Tensor:
+        """(B, T_q) float64: where each row's scores sit, by the profile (one row at least at the depth)."""
+        generator = torch.Generator().manual_seed(self.score_seed + 1)
+        B, T_q, D = self.B, self.T_q, self.depth
+        if self.profile == "uniform":
+            return torch.full((B, T_q), D, dtype=torch.float64)
+        if self.profile == "batches":
+            chosen = torch.rand(B, 1, generator=generator) < 0.5
+            chosen[torch.randint(B, (1,), generator=generator)] = True
+            return torch.where(chosen.expand(B, T_q), D, 0.0).double()
+        chosen = torch.rand(B, T_q, generator=generator) < (0.0 if self.profile == "single" else 0.5)
+        chosen.view(-1)[torch.randint(B * T_q, (1,), generator=generator)] = True
+        other = -D if self.profile == "balanced" else 0.0
+        return torch.where(chosen, D, other).double()
 
     def child_layout(self) -> str | None:
         """How the child hands the mask to the student (sandbox/child/inputs.py: laid_out)."""
@@ -86,8 +120,12 @@ class MaskProbe:
         return "strided" if self.layout == "strided" else None
 
     def describe(self) -> str:
+        where = {"uniform": f"around {self.depth:g}", "rows": f"around {self.depth:g} in some rows, 0 in the others",
+                 "batches": f"around {self.depth:g} in some batch items, 0 in the others",
+                 "single": f"around {self.depth:g} in one row, 0 in the others",
+                 "balanced": f"around {self.depth:g} in some rows, {-self.depth:g} in the others"}[self.profile]
         return (f"a {self.dtype} ({self.form}) mask, {self.layout}, B={self.B}, T_q={self.T_q}, T_k={self.T_k}, "
-                f"allowed scores around {self.depth:g} (spread {self.spread:g})")
+                f"allowed scores {where} (spread {self.spread:g})")
 
 
 @st.composite
@@ -95,7 +133,23 @@ def mask_probes(draw, max_batch: int = 4, max_len: int = 7):
     B, T_q, T_k, _ = draw(sizes(max_batch, max_len))
     return MaskProbe(B, T_q, T_k, draw(st.sampled_from(MASK_FORMS)), draw(st.sampled_from(MASK_DTYPES)),
                      draw(st.sampled_from(LAYOUTS)), draw(st.integers(0, 2 ** 31 - 1)),
-                     draw(st.integers(0, 2 ** 31 - 1)), draw(st.sampled_from(SPREADS)), draw(st.sampled_from(DEPTHS)))
+                     draw(st.integers(0, 2 ** 31 - 1)), draw(st.sampled_from(SPREADS)), draw(st.sampled_from(DEPTHS)),
+                     draw(st.sampled_from(PROFILES)))
+
+
+@st.composite
+def covering_mask(draw, number: int, max_batch: int = 4, max_len: int = 7):
+    """The `number`-th covering probe: its profile, depth and spread fixed (COVERING_DEPTHS), its mask dtype,
+    form and layout and some of its sizes taken in turn, so that each of them meets rows deep enough to leak."""
+    profile, depth, spread = COVERING_DEPTHS[number]
+    B, T_q, T_k, _ = draw(sizes(max_batch, max_len))
+    T_q, T_k = max(T_q, 2), max(T_k, 3)  # room for rows of two kinds, and for masked keys
+    # in turn: one batch item or several, square scores or not, every mask form
+    B = max(B, 2) if number % 2 == 0 or profile == "batches" else 1
+    T_q = T_k if number % 3 == 0 else T_q
+    return MaskProbe(B, T_q, T_k, MASK_FORMS[number % len(MASK_FORMS)], MASK_DTYPES[number % len(MASK_DTYPES)],
+                     LAYOUTS[(number // 2) % len(LAYOUTS)], draw(st.integers(0, 2 ** 31 - 1)),
+                     draw(st.integers(0, 2 ** 31 - 1)), spread, depth, profile)
 
 
 @st.composite
@@ -107,13 +161,16 @@ def coincident_mask(draw, form: str, max_len: int = 7):
     T_k = draw(st.integers(2, max_len))
     return MaskProbe(B, B, T_k, form, draw(st.sampled_from(MASK_DTYPES)), draw(st.sampled_from(LAYOUTS)),
                      draw(st.integers(0, 2 ** 31 - 1)), draw(st.integers(0, 2 ** 31 - 1)),
-                     draw(st.sampled_from(SPREADS)), draw(st.sampled_from(DEPTHS)))
+                     draw(st.sampled_from(SPREADS)), draw(st.sampled_from(DEPTHS)), draw(st.sampled_from(PROFILES)))
 
 
 def mask_draws(count: int, seed: int) -> tuple:
-    """`count` probes drawn from the whole mask space, then one per mask form with T_q = B > 1."""
-    covering = tuple(draw_examples(strategy, 1, seed + 1 + n)[0] for n, strategy in enumerate(COINCIDENT))
-    return draw_examples(MASKS, count, seed) + covering
+    """The covering probes first (COVERING_DEPTHS: every profile deep enough to leak, every mask dtype and
+    layout), then `count` probes drawn from the whole mask space, then one per mask form with T_q = B > 1."""
+    # the last of a few examples: hypothesis tends to start with the smallest sizes
+    covering = tuple(draw_examples(strategy, 4, seed + 101 + n)[-1] for n, strategy in enumerate(COVERING))
+    coincident = tuple(draw_examples(strategy, 1, seed + 1 + n)[0] for n, strategy in enumerate(COINCIDENT))
+    return covering + draw_examples(MASKS, count, seed) + coincident
 
 
 def draw_examples(strategy, count: int, seed: int) -> tuple:
@@ -138,4 +195,5 @@ def _drawn(strategy, count: int, seed: int) -> tuple:
 
 MASKS = mask_probes()
 COINCIDENT = tuple(coincident_mask(form) for form in MASK_FORMS)
+COVERING = tuple(covering_mask(number) for number in range(len(COVERING_DEPTHS)))
 SIZES = sizes()
