@@ -61,7 +61,7 @@ def check_scores(student, name, scale_of, shapes, seed):
 def check_drawn_scores(student, name, scale_of, seed, count=6):
     """`name` on sizes drawn from the documented space (grading/space.py: B = 1, T = 1, T_q = B, T_k = d...),
     all calls on one child; every input of every call is checked for changes by the engine."""
-    shapes = space.draw_examples(space.SIZES, count, seed)
+    shapes = space.draw_examples("sizes", count, seed)
     pairs = [inputs(seed + 50 + n, (B, T_q, d), (B, T_k, d)) for n, (B, T_q, T_k, d) in enumerate(shapes)]
     (Q, K), *rest = pairs
     reply = student.run(name, Q, K, more=[((q, k), {}) for q, k in rest])
