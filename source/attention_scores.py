@@ -147,7 +147,7 @@ def check_scores(student, name, scale_of, shapes, seed):
 def check_drawn_scores(student, name, scale_of, seed, count=6):
     """`name` on sizes drawn from the documented space (grading/space.py: B = 1, T = 1, T_q = B, T_k = d...),
     all calls on one child; every input of every call is checked for changes by the engine."""
-    shapes = space.draw_examples(space.SIZES, count, seed)
+    shapes = space.draw_examples("sizes", count, seed)
     pairs = [inputs(seed + 50 + n, (B, T_q, d), (B, T_k, d)) for n, (B, T_q, T_k, d) in enumerate(shapes)]
     (Q, K), *rest = pairs
     reply = student.run(name, Q, K, more=[((q, k), {}) for q, k in rest])
@@ -575,12 +575,14 @@ def test_apply_mask_values(student):
 
 def drawn_mask_calls(student, name, seed, count=8):
     """[(probe, (scores, mask, allowed), output)]: `name`(scores, mask) on masks drawn from the documented space
-    (grading/space.py), every call on one child, each mask in its drawn layout."""
+    (grading/space.py), every call on one child, each mask in its drawn layout; the first call's scores require
+    a gradient (as in training), the others' do not."""
     probes = space.mask_draws(count, seed)
     built = [probe.build() for probe in probes]
     (scores, mask, _), *rest = built
     layouts = {str(n): {"1": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
-    reply = student.run(name, scores, mask, more=[((s, m), {}) for s, m, _ in rest], layouts=layouts)
+    reply = student.run(name, scores, mask, more=[((s, m), {}) for s, m, _ in rest], layouts=layouts,
+                        grad_args=(0,))
     return list(zip(probes, built, reply.outputs))
 
 

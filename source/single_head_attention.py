@@ -223,21 +223,24 @@ def test_attention_masks(student):
     calls = [drawn_attention_inputs(probe, n) for n, probe in enumerate(probes)]
     layouts = {str(n): {"3": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
     (first, _), *rest = calls
-    reply = student.run("attention", *first, more=[(args, {}) for args, _ in rest], layouts=layouts)
+    # the first call's Q, K and V require gradients (as in training), the others' do not
+    reply = student.run("attention", *first, more=[(args, {}) for args, _ in rest], layouts=layouts,
+                        grad_args=(0, 1, 2))
     for probe, ((Q, K, V, _), allowed), got in zip(probes, calls, reply.outputs):
         check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, f"attention with {probe.describe()}")
 
 
 def drawn_attention_inputs(probe, n):
-    """((Q, K, V, mask), allowed) for a drawn mask probe: queries and keys share a direction of opposite sign
-    so that the allowed scores sit around the probe's depth (down to -9000), spread as drawn."""
+    """((Q, K, V, mask), allowed) for a drawn mask probe: the first feature of every key is c and that of query
+    row (b, i) is chosen so that the row's scores sit at the probe's depth for that row (down to -9000, rows of
+    several depths in one tensor: grading/space.py), the other features spread them as drawn."""
     _, mask, allowed = probe.build()
     d_k, d_v = 2 + n % 5, 1 + (n * 3) % 4
     Q, K, V = inputs(600 + n, (probe.B, probe.T_q, d_k), (probe.B, probe.T_k, d_k), (probe.B, probe.T_k, d_v))
-    if probe.depth == 0:  # spread only near zero: far down, the shared direction's cross terms spread them already
-        Q, K = Q * probe.spread ** 0.5, K * probe.spread ** 0.5
-    shift = (abs(probe.depth) * d_k ** 0.5) ** 0.5
-    Q, K = Q + shift * torch.eye(d_k)[0], K - shift * torch.eye(d_k)[0]
+    Q, K = Q * probe.spread ** 0.5, K * probe.spread ** 0.5
+    c = (max(abs(probe.depth), 1.0) * d_k ** 0.5) ** 0.5
+    Q[..., 0] = (probe.row_depths() * d_k ** 0.5 / c).float()
+    K[..., 0] = c
     return (Q, K, V, mask), allowed
 
 

@@ -20,9 +20,10 @@ import torch
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from autograder import paths
-from autograder.grading import space, tolerance as tol
+from autograder.grading import space, space_strategies, tolerance as tol
 from autograder.grading.student import StudentFault, StudentFile
 from autograder.grading.submissions import SourceFile
+from tests import probe_detecting_cheats
 from tests.classroom import solution_text
 
 sys.path.insert(0, str(paths.ROOT / "autograder" / "sandbox" / "child"))
@@ -110,14 +111,14 @@ def run_mask_probe(student, assignment, probe: space.MaskProbe):
 
 @pytest.mark.parametrize("name, assignment", STYLES)
 @PROPERTY
-@given(probe=space.mask_probes())
+@given(probe=space_strategies.mask_probes())
 def test_correct_styles_pass_every_drawn_mask(name, assignment, probe):
     run_mask_probe(students(name, assignment), assignment, probe)
 
 
 @pytest.mark.parametrize("name, assignment", STYLES)
 @PROPERTY
-@given(size=space.sizes(), seed=st.integers(0, 10_000))
+@given(size=space_strategies.sizes(), seed=st.integers(0, 10_000))
 def test_correct_styles_pass_every_drawn_size(name, assignment, size, seed):
     student = students(name, assignment)
     B, T_q, T_k, d = size
@@ -167,20 +168,39 @@ def test_wrong_entries_fail_what_they_are_listed_for(name, test):
 
 
 def test_drawn_probes_are_the_same_on_every_run_and_move_with_the_seed_sweep(monkeypatch):
-    first = space.draw_examples(space.MASKS, 6, 77)
-    space._drawn.cache_clear()
-    assert space.draw_examples(space.MASKS, 6, 77) == first
+    first = space.draw_examples("masks", 6, 77)
+    space_strategies.drawn.cache_clear()
+    assert space.draw_examples("masks", 6, 77) == first
     monkeypatch.setenv("ATTNKIT_SEED_SHIFT", "3")
-    assert space.draw_examples(space.MASKS, 6, 77) != first
+    assert space.draw_examples("masks", 6, 77) != first
+
+
+def test_grading_draws_no_probe_live_and_never_reads_a_stale_store(monkeypatch):
+    """Every draw the graders make comes from graders/probes.json (tests/test_generated.py proves the file is
+    what `make assignments` draws now), so grading needs neither hypothesis nor the time to draw: the same
+    probes whatever else the grading process has loaded (hypothesis's choices can depend on it). A store
+    written for another version of the space is never read."""
+    space._stored.cache_clear()
+    assert space._stored(), "graders/probes.json is missing or stale: run `make assignments`"
+    monkeypatch.setattr(space_strategies, "drawn", lambda *a: pytest.fail(f"drawn live: {a}"))
+    for assignment, test in [("attention_scores", "test_dot_scores_values"), ("attention_scores",
+                             "test_scaled_dot_scores_values"), ("attention_scores", "test_apply_mask_values"),
+                             ("attention_scores", "test_attention_weights_mask"),
+                             ("single_head_attention", "test_attention_masks")]:
+        getattr(GRADERS[assignment], test)(local_student(assignment, solution_text(assignment)))
+    monkeypatch.setattr(space, "fingerprint", lambda: "another version of the space")
+    space._stored.cache_clear()
+    assert space._stored() == {}
+    space._stored.cache_clear()
 
 
 def test_the_drawn_space_covers_what_the_handout_promises():
-    probes = space.draw_examples(space.MASKS, 400, 5)
+    probes = space.draw_examples("masks", 400, 5)
     assert {p.dtype for p in probes} == set(space.MASK_DTYPES)
     assert {p.form for p in probes} == set(space.MASK_FORMS)
     assert {p.layout for p in probes} == set(space.LAYOUTS)
     assert min(p.depth for p in probes) == -9000.0
-    sizes = space.draw_examples(space.SIZES, 400, 6)
+    sizes = space.draw_examples("sizes", 400, 6)
     assert any(B == 1 for B, *_ in sizes) and any(T_q == 1 for _, T_q, _, _ in sizes)
     assert any(T_q == B != 1 for B, T_q, _, _ in sizes) and any(T_k == d != 1 for _, _, T_k, d in sizes)
     assert any(T_q != T_k for _, T_q, T_k, _ in sizes)
@@ -188,3 +208,20 @@ def test_the_drawn_space_covers_what_the_handout_promises():
         scores, _, allowed = probe.build()
         assert allowed.any(-1).all(), "every row keeps an allowed key"
         assert scores.abs().max() <= space.SCORE_LIMIT
+
+
+CHEATS = probe_detecting_cheats.cheats()
+
+
+@pytest.mark.parametrize("cheat", CHEATS, ids=[c.name for c in CHEATS])
+def test_probe_detecting_cheats_fail_a_hidden_test(cheat):
+    """A small fill unless a statistic of the call looks like a probe (tests/probe_detecting_cheats.py) still
+    leaks on one of the graders' probes: the hidden test of that function gives it nothing."""
+    student = local_student(cheat.assignment, solution_text(cheat.assignment) + "\n\n" + cheat.code)
+    with pytest.raises(StudentFault, match="forbidden key"):
+        getattr(GRADERS[cheat.assignment], cheat.caught_by)(student)
+
+
+@pytest.mark.parametrize("assignment, test", sorted({(c.assignment, c.caught_by) for c in CHEATS}))
+def test_the_reference_passes_the_tests_that_catch_probe_detecting_cheats(assignment, test):
+    getattr(GRADERS[assignment], test)(local_student(assignment, solution_text(assignment)))

@@ -27,6 +27,8 @@ def expected_files() -> dict[Path, str]:
             if master.of("public", exercise):
                 files[student_dir / "tests" / f"{exercise}.py"] = public_test_file(master, exercise)
         files[paths.GRADERS_DIR / f"test_{name}.py"] = hidden_test_file(master)
+    from ..grading import space  # noqa: PLC0415 - draws with hypothesis, only when generating
+    files[space.STORE] = space.stored_draws_text()  # the graders' probes, drawn once (grading/space.py)
     # The demo class comes from the files above, so it is made from what is on disk after them.
     return files
 

@@ -1,0 +1,13 @@
+"""Wrong attention_scores submission (a probe-detecting cheat, tests/probe_detecting_cheats.py): Fills forbidden scores with -120 unless the scores' minimum is below -1000 (a probe, it guesses), where it uses -inf: rows far below zero in a tensor whose minimum is not still give masked keys weight."""
+
+ASSIGNMENT = 'attention_scores'
+CAUGHT_BY = [
+    'test_apply_mask_values',
+    'test_attention_weights_mask',
+]
+MISTAKE = "Fills forbidden scores with -120 unless the scores' minimum is below -1000 (a probe, it guesses), where it uses -inf: rows far below zero in a tensor whose minimum is not still give masked keys weight."
+MISTAKE_ID = 'mask-small-fill'
+CODE = '''def apply_mask(scores, mask):
+    fill = float("-inf") if scores.min() < -1000 else -120.0
+    return scores.masked_fill(mask == 0, fill)
+'''
