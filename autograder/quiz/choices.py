@@ -4,8 +4,9 @@ A multiple-choice answer may be the option's letter ("b", "(b)", "B.", "option b
 text ("b) the decoder", "c) O(n²)") or the text alone. A letter whose text belongs to another option is
 a contradiction a person settles, and so is an answer that names no option ("the second one", a
 paraphrase): only an answer naming two options scores 0 on its own. A true/false answer may be written in any of the quiz's languages
-("vrai", "verdadero", "falsch"), with a closing explanation ("False: the softmax does that"); an answer
-that says both, or hedges ("not true", "probably false"), goes to a person.
+("vrai", "verdadero", "falsch"). A verdict with a reason ("False: the softmax does that") goes to a person with
+the verdict's score suggested, because a wrong reason costs marks a teacher would take; so does an answer that
+says both, or hedges ("not true", "probably false").
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ VERDICT_WORDS: dict[str, dict[bool, tuple[str, ...]]] = {
 # Words that turn a verdict around or leave it open: such an answer is read by a person.
 _OPENERS = frozenset({"not", "never", "maybe", "perhaps", "probably", "partly", "partially", "both", "depends",
                       "pas", "peut", "quizas", "quiza", "tal", "nicht", "vielleicht", "teilweise"})
+# Words that may stand beside a verdict without saying anything more ("it's true", "the statement is false").
+_BARE = frozenset({"it", "its", "s", "is", "that", "thats", "this", "the", "statement", "answer", "my", "i", "say",
+                   "c", "est", "cest", "es", "das", "ist", "la", "respuesta", "reponse", "antwort", "definitely"})
 _OPTION_PREFIX = re.compile(r"^(?:option|answer|choice|reponse|réponse|respuesta|opcion|opción|antwort)\s*[:=]?\s*",
                             re.I)
 _LETTER = re.compile(r"^[(\[]?([a-z])(?:\s*[)\].:\-–—=]|\s*$)\s*(.*)$", re.S | re.I)
@@ -75,6 +79,10 @@ def read_verdict(given: object, words: dict[str, bool]) -> Reading:
     first = words.get(tokens[0]) if tokens else None
     if len(set(said)) > 1 or first is None or any(t in _OPENERS for t in tokens):
         return Reading(unclear=f"{given.strip()!r} does not say plainly true or false")
+    if [t for t in tokens if t not in words and t not in _BARE]:
+        # "True, because it uses a causal mask": the reason is free text, and a wrong reason costs marks
+        # a teacher would take; its meaning is not pinned down, so a person reads it (the verdict suggested)
+        return Reading(first, unclear=f"{given.strip()!r} gives a reason beside its verdict")
     return Reading(first)
 
 

@@ -113,7 +113,10 @@ def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> 
 def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outcome:
     verdict = read_verdict(given, dict(q.verdicts))
     if verdict.unclear:
-        return _judged_by_person(q, given, context, verdict.unclear)
+        suggested = None if verdict.value is None else Suggestion(
+            q.points if verdict.value == q.answer else 0.0,
+            f"the verdict is {'right' if verdict.value == q.answer else 'wrong'}; read the reason", None)
+        return _judged_by_person(q, given, context, verdict.unclear, suggested)
     if verdict.unreadable:
         return Outcome(0.0, verdict.unreadable)
     return Outcome(q.points, "Correct.") if verdict.value == q.answer else Outcome(0.0, "Incorrect.")

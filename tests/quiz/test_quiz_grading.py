@@ -80,6 +80,18 @@ def test_an_unclear_verdict_goes_to_review(mini, given):
     assert result.pending and result.score == 0
 
 
+@pytest.mark.parametrize("given, suggested", [
+    ("True, because it uses a causal mask", 1), ("true, but the rows now sum to a bit less than 1", 1),
+    ("False: the softmax does that", 0), ("vrai car les poids somment à 1", 1), ("Yes since d_k grows", 1),
+])
+def test_a_verdict_with_a_reason_is_read_by_a_person(mini, given, suggested):
+    """A wrong reason costs marks a teacher would take, and a reason's meaning is not pinned down: review,
+    with the verdict's score as the suggestion."""
+    result = grade_question(mini.question("q-tf"), given)
+    assert result.pending and result.score == 0, result.feedback
+    assert result.suggested_score == suggested and "reason" in result.suggestion
+
+
 def test_true_false_words_follow_the_quizs_languages(minimal_quiz_data):
     minimal_quiz_data.update(languages=["en"], verdict_words={"true": ["vero"], "false": ["falso"]})
     question = quiz_from_data(minimal_quiz_data).question("q-tf")
