@@ -95,7 +95,7 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
     if todo:
         chosen = resolve(isolation, allow_weak)
         profiling.event("isolation resolved", mode=chosen.mode)
-        announce(f"sandbox: {chosen.description}")
+        announce(f"sandbox: {chosen.description}; {resources_note()}")
         if chosen.warning:
             warn(chosen.warning)
         tick = lambda: progress("student", 0, len(students))  # noqa: E731
@@ -122,6 +122,14 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
             raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}")
         results.append(replace(load(path), quizzes=safe_result(quizzes[student.student_id])))  # saved results are safe
     return results
+
+
+def resources_note() -> str:
+    """Which bound holds a student's memory and processes here (docs/isolation.md)."""
+    from ..sandbox import cgroups
+
+    found = cgroups.detect()
+    return found.description if found else "one process per student, memory bounded by its address space"
 
 
 def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
