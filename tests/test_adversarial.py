@@ -142,13 +142,19 @@ def ipc_objects() -> set[str]:
 
 
 def student_cgroups() -> set[str]:
-    """The kit's per-student cgroups (autograder/sandbox/cgroups.py) on the host, in every hierarchy."""
+    """The kit's per-student cgroups (autograder/sandbox/cgroups.py) on the host, in every hierarchy, whose
+    maker is gone (a live one belongs to a grading still running: another run of the kit on this host)."""
     from autograder.sandbox import cgroups
 
     hierarchy = cgroups.detect(wanted="auto")
     bases = set(hierarchy.bases.values()) if hierarchy else set()
-    return {f"cgroup {entry.path}" for base in bases for entry in os.scandir(base)
-            if entry.is_dir() and cgroups.NAME.match(entry.name)}
+    found = set()
+    for base in bases:
+        for entry in os.scandir(base):
+            match = cgroups.NAME.match(entry.name)
+            if match and entry.is_dir() and not Path(f"/proc/{match.group(1)}").exists():
+                found.add(f"cgroup {entry.path}")
+    return found
 
 
 def files_named(marker: str, roots: list[tuple[Path, int]]) -> list[str]:
