@@ -202,10 +202,24 @@ def _plain(value, text=lambda t: t):
         return [_plain(item, text) for item in value]
     if kind is dict:
         return {key: _plain(item, text) for key, item in value.items()}
+    if kind is TestResult and text is safe_text:
+        return _stored_test(value)
     names = _field_names(kind)
     if names:
         return {name: _plain(getattr(value, name), text) for name in names}
     return value
+
+
+_STORED: dict = {}  # TestResult -> its stored form: a row many students share (not attempted) is converted once
+
+
+def _stored_test(test: "TestResult") -> dict:
+    found = _STORED.get(test)
+    if found is None:
+        found = {name: _plain(getattr(test, name), safe_text) for name in _field_names(TestResult)}
+        if len(_STORED) < 1024:
+            _STORED[test] = found
+    return found
 
 
 def write_atomic(path: Path, text: str, durable: bool = True) -> None:

@@ -138,6 +138,22 @@ def ipc_objects() -> set[str]:
         found.update(f"mqueue {name}" for name in os.listdir("/dev/mqueue"))
     except OSError:
         pass
+    return found | student_cgroups()
+
+
+def student_cgroups() -> set[str]:
+    """The kit's per-student cgroups (autograder/sandbox/cgroups.py) on the host, in every hierarchy, whose
+    maker is gone (a live one belongs to a grading still running: another run of the kit on this host)."""
+    from autograder.sandbox import cgroups
+
+    hierarchy = cgroups.detect(wanted="auto")
+    bases = set(hierarchy.bases.values()) if hierarchy else set()
+    found = set()
+    for base in bases:
+        for entry in os.scandir(base):
+            match = cgroups.NAME.match(entry.name)
+            if match and entry.is_dir() and not Path(f"/proc/{match.group(1)}").exists():
+                found.add(f"cgroup {entry.path}")
     return found
 
 
@@ -418,8 +434,8 @@ def test_out_holds_only_what_the_parent_wrote(corpus, mode):
 
 
 def test_no_ipc_object_outlives_grading(corpus):
-    """No System V shared memory, message queue or semaphore set, no POSIX message queue left on the host
-    (checked once for all settings: they ran side by side)."""
+    """No System V shared memory, message queue or semaphore set, no POSIX message queue and no per-student
+    cgroup left on the host (checked once for all settings: they ran side by side)."""
     assert not corpus.new_ipc, f"IPC objects appeared on the host during grading: {sorted(corpus.new_ipc)}"
 
 

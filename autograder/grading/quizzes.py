@@ -47,7 +47,8 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
         evaluator.evaluate(_code_answers(quizzes, sheets))
         stamp_verdict_cache(out_dir / CODE_CACHE)
         context = GradingContext(evaluator, decisions)
-        graded = {sid: tuple(_grade(quiz, sheets[sid][quiz.id], folder, context) for quiz in quizzes)
+        zero: dict[tuple, object] = {}  # (quiz, why there is no sheet) -> the one zero result: a class of empty folders
+        graded = {sid: tuple(_grade(quiz, sheets[sid][quiz.id], folder, context, zero) for quiz in quizzes)
                   for sid, folder in folders.items()}
     finally:
         if server is None:
@@ -55,7 +56,17 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
     queue = _queue(graded)
     if queue or (out_dir / QUEUE).exists():  # nothing to review and nothing to clear: OUT stays as it was
         write_queue(out_dir, queue)
-    return {sid: tuple(convert(result, folders[sid]) for result in results) for sid, results in graded.items()}
+    converted: dict[int, QuizResult] = {}  # a shared zero result naming no folder is converted once
+
+    def convert_once(result, folder: Path) -> QuizResult:
+        if id(result) not in zero_ids or f"{folder}{os.sep}" in (result.problem or ""):
+            return convert(result, folder)
+        if id(result) not in converted:
+            converted[id(result)] = convert(result, folder)
+        return converted[id(result)]
+
+    zero_ids = {id(result) for result in zero.values()}  # alive in `zero` (and `graded`): ids stay unique
+    return {sid: tuple(convert_once(result, folders[sid]) for result in results) for sid, results in graded.items()}
 
 
 def _verdict_stamp(cache: Path) -> tuple[Path, str, bool]:
@@ -111,9 +122,14 @@ def _code_answers(quizzes: list[Quiz], sheets: dict) -> list[tuple]:
     return list(work.values())
 
 
-def _grade(quiz: Quiz, sheet, folder: Path, context: GradingContext):
+def _grade(quiz: Quiz, sheet, folder: Path, context: GradingContext, zero: dict | None = None):
     if isinstance(sheet, str):
-        return _zero_result(quiz, sheet)
+        if zero is None:
+            return _zero_result(quiz, sheet)
+        key = (quiz.id, sheet)
+        if key not in zero:
+            zero[key] = _zero_result(quiz, sheet)
+        return zero[key]
     return grade_quiz(quiz, sheet.answers, context, sheet)
 
 

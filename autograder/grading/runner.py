@@ -95,7 +95,7 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
     if todo:
         chosen = resolve(isolation, allow_weak)
         profiling.event("isolation resolved", mode=chosen.mode)
-        announce(f"sandbox: {chosen.description}")
+        announce(f"sandbox: {chosen.description}; {resources_note()}")
         if chosen.warning:
             warn(chosen.warning)
         tick = lambda: progress("student", 0, len(students))  # noqa: E731
@@ -118,12 +118,30 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
                                       quizzes=quizzes_loaded() if quizzes_loaded else None)
     profiling.event("quizzes graded")
     results = []
+    safe: dict[int, object] = {}  # quiz results shared by many students (empty folders) are made safe once
+
+    def safe_once(quiz):  # alive in `quizzes` for the whole loop: its id names it
+        if id(quiz) not in safe:
+            safe[id(quiz)] = safe_result(quiz)
+        return safe[id(quiz)]
+
     for student in students:
         path = state_dir / f"{result_stem(student.student_id)}.json"
-        if not path.exists():
-            raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}")
-        results.append(replace(load(path), quizzes=safe_result(quizzes[student.student_id])))  # saved results are safe
+        try:
+            loaded = load(path)
+        except FileNotFoundError:
+            raise RuntimeError(f"grading {student.student_id!r} produced no result; see {out_dir / 'logs'}") from None
+        own = tuple(safe_once(quiz) for quiz in quizzes[student.student_id])
+        results.append(replace(loaded, quizzes=own))  # saved results are safe
     return results
+
+
+def resources_note() -> str:
+    """Which bound holds a student's memory and processes here (docs/isolation.md)."""
+    from ..sandbox import cgroups
+
+    found = cgroups.detect()
+    return found.description if found else "one process per student, memory bounded by its address space"
 
 
 def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:

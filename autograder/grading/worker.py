@@ -33,7 +33,21 @@ def dump_manifest(path: Path, submissions: list[Submission], state_dir: Path, is
     path.write_text(json.dumps({
         "state_dir": str(state_dir), "isolation": isolation, "allow_weak": allow_weak,
         "fingerprints": fingerprints, "graders_dir": str(graders_dir), "quiz_verdicts": quiz_verdicts,
-        "submissions": [asdict(s) for s in submissions]}), encoding="utf-8")
+        "submissions": plain_submissions(submissions)}), encoding="utf-8")
+
+
+def plain_submissions(submissions: list[Submission]) -> list[dict]:
+    """What dataclasses.asdict gives for each submission; a file object many students share (every empty
+    folder's) is converted once."""
+    done: dict[int, dict] = {}  # id of a SourceFile alive in `submissions` -> its plain form
+
+    def plain(source: SourceFile) -> dict:
+        if id(source) not in done:
+            done[id(source)] = asdict(source)
+        return done[id(source)]
+
+    return [{"student_id": s.student_id, "files": {name: plain(f) for name, f in s.files.items()},
+             "quiz_folder": s.quiz_folder} for s in submissions]
 
 
 def read_manifest(path: Path) -> dict:

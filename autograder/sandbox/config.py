@@ -17,6 +17,8 @@ class SandboxLimits:
     wall_factor: float = 3.0
     submission_seconds: float = 180.0   # wall clock for everything one student file may use
     memory_bytes: int = 3 << 30         # extra address space on top of the warm interpreter
+    group_memory_bytes: int = 3 << 30   # memory charged to the student's cgroup, where there is one
+                                        # (what the child touches beyond the pages it shares with the zygote)
     cpu_seconds: int = 120              # CPU time of one child process (the kernel's limit)
     processes: int = 32                 # processes of the sandbox user: bounds a fork storm
     file_bytes: int = 0                 # no file data at all: only names in the private scratch folder,

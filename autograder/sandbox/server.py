@@ -22,6 +22,7 @@ import tempfile
 import time
 
 from .. import profiling
+from . import cgroups
 from .child.wipe import remove_tree
 from .config import SandboxConfig, SandboxLimits
 from .isolation import (CLEAN_ENV, HARNESS_DIR, HARNESS_MOUNT, Isolation, SandboxUnavailable, bwrap_binary,
@@ -117,6 +118,43 @@ class ForkServer:
         # keyed by the budget's deadline, which all children of one student file share
         self.credit: dict[float, float] = {}
         self.leftovers = 0  # paths the wipe after a child could not remove (logged)
+        self._hierarchy: cgroups.Hierarchy | None | bool = False  # False: not looked for yet
+        self.group: cgroups.Group | None = None  # the current child's cgroup
+
+    @property
+    def hierarchy(self) -> cgroups.Hierarchy | None:
+        """Where this worker makes a cgroup per child, decided once (None: the child's own bounds only)."""
+        if self._hierarchy is False:
+            found = cgroups.detect()
+            try:
+                if found is not None:
+                    found.prepare()
+            except OSError as exc:
+                print(f"sandbox: no cgroup per student ({found.kind}: {exc}); each child is one process "
+                      "bounded by its own limits", file=sys.stderr)
+                found = None
+            self._hierarchy = found
+        return self._hierarchy
+
+    @property
+    def cgroup_description(self) -> str:
+        return self.hierarchy.description if self.hierarchy else "no cgroup (one process per student, RLIMIT_AS)"
+
+    def _new_group(self) -> cgroups.Group | None:
+        if self.hierarchy is None:
+            return None
+        limits = self.config.limits
+        try:
+            return self.hierarchy.create(cgroups.GroupLimits(limits.group_memory_bytes, limits.processes))
+        except OSError as exc:
+            raise SandboxUnavailable(f"a cgroup for the next student could not be made ({exc})") from None
+
+    def _drop_group(self) -> None:
+        group, self.group = self.group, None
+        if group is not None:
+            left = group.remove()
+            if left:
+                print(f"sandbox: cgroup(s) {left} could not be removed (the next run removes them)", file=sys.stderr)
 
     def _rlimits(self) -> dict:
         limits = self.config.limits
@@ -234,13 +272,27 @@ class ForkServer:
         limits = self.config.limits
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         rlimits = self._rlimits()
+        self.group = self._new_group()
+        procs = self.group.open_procs() if self.group is not None else []
         try:
-            self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno()])
-        except (OSError, ValueError):
-            self.close()  # a zygote that cannot answer is replaced, never trusted again
-            self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno()])
+            try:
+                reply = self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno(), *procs])
+            except (OSError, ValueError):
+                for fd in procs:
+                    os.close(fd)
+                procs = []
+                self.close()  # a zygote that cannot answer is replaced, never trusted again
+                self.group = self._new_group()
+                procs = self.group.open_procs() if self.group is not None else []
+                reply = self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno(), *procs])
         finally:
             theirs.close()
+            for fd in procs:
+                os.close(fd)
+        if reply.get("cgroup"):  # the child never got student code: a problem of the machine
+            ours.close()
+            self.reap()
+            raise SandboxUnavailable(f"a student's process could not be moved into its cgroup ({reply['cgroup']})")
         deadline = deadline or time.monotonic() + limits.submission_seconds
         if deadline not in self.credit:
             self.credit = {k: v for k, v in list(self.credit.items())[-3:]}
@@ -260,6 +312,7 @@ class ForkServer:
             self.leftovers += int(reply.get("left_count") or 0)
             print(f"sandbox: after a child, {reply.get('left_count')} path(s) could not be removed "
                   f"{reply.get('left')!r:.2000} {reply.get('problem') or ''}", file=sys.stderr)
+        self._drop_group()
 
     def close(self) -> None:
         # before its hello the zygote has forked nothing, so there is nothing to reap
@@ -274,6 +327,8 @@ class ForkServer:
         if self.process is not None:
             self.process.kill()
             self.process.wait()
+        self._drop_group()
+        if self.process is not None:
             if self.process.stderr is not None:
                 self.process.stderr.close()
             self.process = None
@@ -314,6 +369,7 @@ class Child:
         self.deadline = deadline
         self.dead: ChildFailure | None = None
         self.closed = False
+        self.group = server.group  # its cgroup (None without one): tells a memory kill from a crash
         self.seen = (0.0, 0.0)  # the student's (CPU, active) time when last measured; a fresh child has none
 
     @property
@@ -341,6 +397,7 @@ class Child:
         except (socket.timeout, TimeoutError):
             self._fail("timeout", f"the reply did not arrive within {seconds:g} s")
         except (EOFError, ConnectionError, BrokenPipeError):
+            self._fail_memory()
             self._fail("crashed", "the code stopped the Python process (sys.exit, os._exit, a crash or a "
                                   "memory limit)")
         except wire.WireError as exc:
@@ -391,6 +448,14 @@ class Child:
             if idle >= patience:
                 self._fail("timeout", f"no answer within {elapsed:.0f} s, {idle:.0f} s of them spent waiting or "
                                       "sleeping rather than computing")
+
+    def _fail_memory(self) -> None:
+        """A child the kernel killed for its cgroup's memory limit fails as "memory", not as a crash."""
+        usage = self.group.usage() if self.group is not None and not self.closed else None
+        if usage is not None and usage.oom_kills:
+            peak = f", {usage.peak_bytes / 2**30:.2f} GiB at the peak" if usage.peak_bytes else ""
+            self._fail("memory", f"the process used more memory than a student's limit "
+                                 f"({self.limits.group_memory_bytes / 2**30:.2f} GiB{peak}) and was stopped")
 
     def _fail(self, kind: str, message: str) -> None:
         self.dead = ChildFailure(kind, message)

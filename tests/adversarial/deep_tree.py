@@ -4,7 +4,7 @@ ASSIGNMENT = SHA
 TAG = "deep"
 ATTACK = ("leftovers that stop a wipe: a 3,000-deep and a 6,000-deep chain of folders (past any recursion limit "
           "and PATH_MAX), mode-000 folders nested in mode-000 folders, folders without write or search rights, "
-          "names in no encoding, names of 255 bytes, a link loop; at import and again from a call")
+          "names in no encoding, names of 255 bytes, a link loop; at import and again from a call (3,000 deep only)")
 CODE = solution_text(ASSIGNMENT) + '''
 import os
 
@@ -24,10 +24,10 @@ def _chain(name, depth):
         os.close(top)
 
 
-def _mess(tag):
+def _mess(tag, depths=(3000, 6000)):
     try:
-        _chain("__MARK__-chain3k-" + tag, 3000)
-        _chain("__MARK__-chain6k-" + tag, 6000)
+        for depth in depths:
+            _chain(f"__MARK__-chain{depth // 1000}k-" + tag, depth)
         os.makedirs("__MARK__-locked-" + tag + "/a/b/c")
         open("__MARK__-locked-" + tag + "/a/b/c/f", "w").close()
         for folder, mode in (("a/b/c", 0), ("a/b", 0o500), ("a", 0o100), ("", 0)):
@@ -47,7 +47,9 @@ _real_attention = attention
 
 def attention(Q, K, V, mask=None):
     if not os.path.lexists("__MARK__-chain3k-call"):
-        _mess("call")
+        # 3,000 deep is past the recursion limit and PATH_MAX already; the call's CPU limit is short, and
+        # thousands of folder operations cost far more CPU on a machine whose kernel is busy with others
+        _mess("call", (3000,))
     return _real_attention(Q, K, V, mask)
 '''
 TWIN = solution_text(ASSIGNMENT)

@@ -294,6 +294,20 @@ def wipe(scratches: list[str], own_namespace: bool) -> list[str]:
     return left
 
 
+def join_cgroup(pid: int, procs: list[int]) -> str:
+    """Move a fresh child into its cgroup (one procs file per hierarchy) before it gets any student code:
+    the reply to "spawn" waits for this. '' when done, else why not (the child is then never used)."""
+    problem = ""
+    for fd in procs:
+        try:
+            os.write(fd, str(pid).encode())
+        except OSError as exc:
+            problem = problem or f"{exc.strerror or exc}"
+        finally:
+            os.close(fd)
+    return problem
+
+
 def reap(own_namespace: bool, uids: set[int], scratches: list[str]) -> dict:
     """After a child: kill everything it started, then remove what it wrote. Never raises: a fork server
     that died here would cost every later student of the worker."""
@@ -335,7 +349,7 @@ def main() -> None:
     serial = 0  # a scratch folder of a new name for every child, whatever the last one left behind
     while True:
         try:
-            data, fds, _, _ = socket.recv_fds(control, 65536, 1)
+            data, fds, _, _ = socket.recv_fds(control, 65536, 4)
         except OSError:
             return
         if not data:
@@ -350,6 +364,8 @@ def main() -> None:
             pid = os.fork()
             if pid == 0:
                 control.close()
+                for fd in fds[1:]:  # the cgroup's procs files, opened by the grader: never the student's
+                    os.close(fd)
                 try:
                     me = os.getpid()
                     lock_down(limits, child_uid(me, own_namespace), zygote, scratch, plan)
@@ -357,10 +373,10 @@ def main() -> None:
                 finally:
                     os._exit(0)
             os.close(fds[0])
+            reply = {"pid": pid, "cgroup": join_cgroup(pid, fds[1:])}
             scratches.append(scratch)
             if not own_namespace and os.getuid() == 0:
                 uids.add(child_uid(pid, own_namespace))
-            reply = {"pid": pid}
         elif command["op"] == "reap":
             reply = reap(own_namespace, uids, scratches)
             uids.clear()
