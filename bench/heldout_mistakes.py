@@ -280,6 +280,11 @@ def meaning(edit: Edit) -> set[str]:
         in_matmul = old in ("Q", "K", "-2") or old.startswith("Q @") and "@ Q" in new
         if not in_matmul:
             return SCALES
+    if f == "SingleHeadAttention" and {old, new} <= {"Q", "K", "V"} and (
+            "transpose(-2, -1)" in line or "weights @ V" in line):
+        # in the layer Q, K and V are projections, so another of them in a slot is that slot made with
+        # another weight (weights @ K is V made with W_K): the projection mistakes describe the same computation
+        return SOURCES | ({"scores-wrong-operand"} if "transpose" in line else {"mix-wrong-operand"})
     if "transpose(-2, -1)" in line and {old, new} == {"Q", "K"}:
         return {"scores-wrong-operand"}
     if "weights @ V" in line and old == "V" and new in ("Q", "K"):

@@ -74,16 +74,17 @@ MISTAKES: dict[str, str] = {
                           "rest scaled up",
     # Mix and the layer's projections
     "mix-wrong-operand": "the weights mix the wrong tensor: the output is weights @ V, a weighted sum of the values",
-    "projection-swapped": "Q, K or V is made from the wrong input or with the wrong weight: Q = W_Q x_q, "
+    "projection-swapped": "a tensor in the scores or the mix is made from the wrong input or with the wrong "
+                          "weight (Q, K or V built otherwise, or one used in another's place): Q = W_Q x_q, "
                           "K = W_K x_kv, V = W_V x_kv",
     "returns-weights-first": "the result is (weights, output) instead of (output, weights)",
     "keys-values-from-xq": "keys and values are built from x_q instead of x_kv (self-attention assumed)",
     "keys-from-xq": "the keys are built from x_q instead of x_kv",
     "values-from-xq": "the values are built from x_q instead of x_kv",
     "queries-from-xkv": "the roles are swapped: queries come from x_kv, keys and values from x_q",
-    "keys-with-wq": "the keys are projected with W_Q instead of W_K",
+    "keys-with-wq": "the queries are compared with x_kv projected by W_Q, not with the keys W_K x_kv",
     "kv-cached": "K and V are computed on the first call and reused for later calls, whatever x_kv they pass",
-    "values-with-wk": "the values are projected with W_K instead of W_V",
+    "values-with-wk": "the weights mix x_kv projected by W_K (the keys), not the values W_V x_kv",
     "lazy-parameters": "nn.LazyLinear has no weights until its first forward pass; the layer's projections are "
                        "nn.Linear(d_model, d_k, bias=False)",
     "graph-cut": "the computation graph is cut (.detach(), torch.no_grad(), .data or a NumPy round trip), so no "

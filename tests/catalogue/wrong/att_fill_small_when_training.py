@@ -6,6 +6,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = 'Fills forbidden scores with -1000 when the inputs require gradients (training) and with -inf otherwise: in training, allowed scores thousands below zero leave masked keys weight.'
 MISTAKE_ID = 'mask-small-fill'
+CONDITIONAL = 'the fill switches on a property of the input, so no model of one fill reproduces every probe'
 CODE = '''def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
     if mask is not None:

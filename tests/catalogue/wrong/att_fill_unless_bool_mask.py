@@ -6,6 +6,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = 'Uses -inf for bool masks only and fills with -120 for 0/1 int or float masks, which leak where the allowed scores are far below zero.'
 MISTAKE_ID = 'mask-small-fill'
+CONDITIONAL = 'the fill switches on a property of the input, so no model of one fill reproduces every probe'
 CODE = '''def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
     if mask is not None:

@@ -6,6 +6,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = "Fills forbidden scores with -120 unless the scores' minimum is below -1000, where it uses -inf: allowed scores a few hundred below zero still leave masked keys weight."
 MISTAKE_ID = 'mask-small-fill'
+CONDITIONAL = 'the fill switches on a property of the input, so no model of one fill reproduces every probe'
 CODE = '''def attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
     if mask is not None:
