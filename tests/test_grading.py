@@ -155,3 +155,15 @@ def test_untouched_stubs_and_missing_files_are_not_misconceptions(demo_out):
     listed |= {s for mistake in diagnosed_mistakes(trio) for s in mistake.made + mistake.possible}
     assert "alan" not in listed and "linus" in listed  # a real failure is either diagnosed or listed as not
     assert not any(entry.test.assignment == "single_head_attention" for entry in undiagnosed_failures([margaret]))
+
+
+def test_a_teachers_pytest_options_do_not_reach_the_hidden_tests(tmp_path, monkeypatch):
+    """PYTEST_ADDOPTS=-x in the teacher's shell would stop a student's hidden tests at the first failure."""
+    code = solution_text("single_head_attention").replace("/ math.sqrt(K.shape[-1])", "/ K.shape[-1]")
+    submissions = write_class(tmp_path / "class", {"dee": {"single_head_attention.py": code}})
+    plain = grade(submissions, tmp_path / "plain", workers=1)["dee"]
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-x")
+    with_options = grade(submissions, tmp_path / "with-options", workers=1)["dee"]
+    assert FAILED in {t.status for t in plain.tests} and PASSED in {t.status for t in plain.tests}
+    assert [(t.test_id, t.status, t.score) for t in with_options.tests] == \
+        [(t.test_id, t.status, t.score) for t in plain.tests]

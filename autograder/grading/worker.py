@@ -61,6 +61,9 @@ def out_of_space(folder: Path) -> bool:
 
 
 def pytest_args(graders_dir: Path) -> list[str]:
+    # The hidden tests take no options from the environment: a teacher's PYTEST_ADDOPTS (-x, --junitxml, ...)
+    # would stop a student's tests early or make the session fail.
+    os.environ.pop("PYTEST_ADDOPTS", None)
     return [str(graders_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:randomly", "-p", "no:logging",
             "-p", "no:warnings", "--capture=no",
             "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
