@@ -50,8 +50,11 @@ browser-tools:
 	  (apt-get update -qq && apt-get install -y -qq chromium > /dev/null) || \
 	  echo "chromium not installed: the review page's browser test will be skipped"; }
 
+# Two workers (pytest-xdist): whole modules are dealt to them, heaviest first (tests/conftest.py).
+TEST_WORKERS ?= 2
+
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 grade: setup
 	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -16,12 +14,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
-def demo_out(tmp_path_factory):
-    out = tmp_path_factory.mktemp("demo-out")
-    run = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", "--out", str(out)], cwd=paths.ROOT,
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return out
+def demo_out(demo_graded):
+    return demo_graded[0]
 
 
 def read_gradebook(out):
@@ -161,3 +155,15 @@ def test_untouched_stubs_and_missing_files_are_not_misconceptions(demo_out):
     listed |= {s for mistake in diagnosed_mistakes(trio) for s in mistake.made + mistake.possible}
     assert "alan" not in listed and "linus" in listed  # a real failure is either diagnosed or listed as not
     assert not any(entry.test.assignment == "single_head_attention" for entry in undiagnosed_failures([margaret]))
+
+
+def test_a_teachers_pytest_options_do_not_reach_the_hidden_tests(tmp_path, monkeypatch):
+    """PYTEST_ADDOPTS=-x in the teacher's shell would stop a student's hidden tests at the first failure."""
+    code = solution_text("single_head_attention").replace("/ math.sqrt(K.shape[-1])", "/ K.shape[-1]")
+    submissions = write_class(tmp_path / "class", {"dee": {"single_head_attention.py": code}})
+    plain = grade(submissions, tmp_path / "plain", workers=1)["dee"]
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-x")
+    with_options = grade(submissions, tmp_path / "with-options", workers=1)["dee"]
+    assert FAILED in {t.status for t in plain.tests} and PASSED in {t.status for t in plain.tests}
+    assert [(t.test_id, t.status, t.score) for t in with_options.tests] == \
+        [(t.test_id, t.status, t.score) for t in plain.tests]

@@ -10,13 +10,10 @@ import html
 import io
 import math
 import re
-import subprocess
-import sys
 from itertools import combinations
 
 import pytest
 
-from autograder import paths
 from autograder.results import GRADER_ERROR, PASSED, Diagnosis, StudentResult, load
 from autograder.results import TestResult as CheckResult  # aliased so pytest does not collect it
 from autograder.reporting import plots
@@ -79,11 +76,8 @@ def table_rows(document: Node, table_id: str) -> list[list[str]]:
 # ---------- (a) the demo class, graded once through the command line ----------
 
 @pytest.fixture(scope="session")
-def demo(tmp_path_factory):
-    out = tmp_path_factory.mktemp("demo-report")
-    run = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", "--out", str(out)], cwd=paths.ROOT,
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
+def demo(demo_graded):
+    out, run = demo_graded
     results = [load(p) for p in sorted((out / ".state").glob("*.json"))]  # tests only: quizzes come later
     return out, run, results
 

@@ -79,6 +79,9 @@ def pytest_args(graders_dir: Path) -> list[str]:
     package assertion-rewritten, hypothesis's ~90 modules among them, at every start), only the graders' own
     modules are rewritten, and no plugin that collects garbage after the session (unraisableexception runs
     gc.collect five times over torch's heap) or keeps a cache."""
+    # The hidden tests take no options from the environment: a teacher's PYTEST_ADDOPTS (-x, --junitxml, ...)
+    # would stop a student's tests early or make the session fail.
+    os.environ.pop("PYTEST_ADDOPTS", None)
     return [str(graders_dir), "--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:logging", "-p", "no:warnings", "-p", "no:unraisableexception", "-p", "no:threadexception",
             "-p", "no:pastebin", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:legacypath",
