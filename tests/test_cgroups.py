@@ -139,6 +139,13 @@ def test_groups_of_runs_that_are_gone_are_swept(tmp_path):
         (folder / "cgroup.procs").write_text("")
     assert hierarchy.sweep() == []
     assert not stale.exists() and ours.exists() and foreign.exists()
+    # a dead pid of another pid namespace (another container on the same cgroup tree) is not ours to judge
+    elsewhere = base / f"attnkit-{DEAD_PID}-1-ns1"
+    elsewhere.mkdir()
+    assert hierarchy.sweep() == [] and elsewhere.exists()
+    here = base / f"attnkit-{DEAD_PID}-2-ns{cgroups.pid_namespace()}"
+    here.mkdir()
+    assert hierarchy.sweep() == [] and not here.exists()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -250,3 +257,36 @@ def test_a_group_left_by_a_killed_run_is_removed_at_the_next_start():
         folder.mkdir()
     REAL.prepare()
     assert not any(folder.exists() for folder in leftover)
+
+
+def test_two_hierarchies_in_one_process_never_share_a_group_name(tmp_path):
+    """One fork server per assignment in one grading process: each has its own Hierarchy, and one's cleanup
+    must never remove the other's live group (the child's move then failed with ENODEV)."""
+    info, member, base = fake_v2(tmp_path)
+    first, second = (cgroups.detect(info, member, wanted="v2") for _ in range(2))
+    names = {first.create(cgroups.GroupLimits(1 << 30, 4)).folders[0].name for _ in range(3)}
+    names |= {second.create(cgroups.GroupLimits(1 << 30, 4)).folders[0].name for _ in range(3)}
+    assert len(names) == 6
+
+
+@needs_real
+@pytest.mark.parametrize("restart", [False, True], ids=["never-started", "dead"])
+def test_a_fork_server_started_by_the_spawn_itself_moves_the_child_into_a_live_group(restart, monkeypatch):
+    """The first spawn starts a fork server that was never started (or replaces a dead one): the start must
+    come before the child's group is made, else the restart's cleanup removes that group and the child's
+    move fails with ENODEV (every student's grading then stopped as a machine problem)."""
+    monkeypatch.setenv(cgroups.VARIABLE, "v1")
+    server = ForkServer(SandboxConfig(isolation="landlock", allow_weak=True))
+    try:
+        if restart:
+            server.start()
+            server.spawn().close()
+            server.process.kill()
+            server.process.wait()
+        child = server.spawn()
+        assert child.group is not None and len(child.group.pids()) == 1
+        assert load(child, "print('in its group')")["ok"]
+        child.close()
+    finally:
+        server.close()
+    assert ours_on_host() == set()

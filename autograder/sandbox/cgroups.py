@@ -16,6 +16,7 @@ descriptors are opened here, so the kernel checks this process's rights, not the
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import re
 import shutil
@@ -29,7 +30,19 @@ CONTROLLERS = ("memory", "pids", "cpu")
 PREFIX = "attnkit-"
 LEAF = "attnkit-init"  # v2: where the processes of our own cgroup go, so that its children may have controllers
 CPU_PERIOD_US = 100_000
-NAME = re.compile(r"^attnkit-(\d+)-\d+$")  # attnkit-<owner pid>-<serial>
+# attnkit-<owner pid>-<serial>-ns<owner's pid namespace>: a pid means something only in its own namespace, so
+# a run sweeps only its namespace's leftovers (another container's live group is never taken for a dead one)
+NAME = re.compile(r"^attnkit-(\d+)-\d+(?:-ns(\d+))?$")
+
+
+_SERIAL = itertools.count(1)
+
+
+def pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid").partition("[")[2].rstrip("]")
+    except OSError:
+        return "0"
 
 
 @dataclass(frozen=True)
@@ -127,7 +140,6 @@ class Hierarchy:
     def __init__(self, kind: str, bases: dict[str, Path]) -> None:
         self.kind = kind
         self.bases = bases  # controller -> folder that holds our groups (v2: one folder for all)
-        self.serial = 0
 
     @property
     def description(self) -> str:
@@ -161,14 +173,15 @@ class Hierarchy:
                 continue
             for name in names:
                 match = NAME.match(name)
-                if match and not _alive(int(match.group(1))):
+                if match and match.group(2) in (None, pid_namespace()) and not _alive(int(match.group(1))):
                     left += [str(base / name)] if not _remove_folder(base / name) else []
         return left
 
     def create(self, limits: GroupLimits) -> Group:
         """A fresh group with these limits (raises OSError when the kernel refuses)."""
-        self.serial += 1
-        name = f"{PREFIX}{os.getpid()}-{self.serial}"
+        # one count per process, not per hierarchy: several fork servers in one process (one per assignment)
+        # each hold a Hierarchy, and a shared name let one server's cleanup remove another's live group
+        name = f"{PREFIX}{os.getpid()}-{next(_SERIAL)}-ns{pid_namespace()}"
         folders = []
         try:
             for controller, base in self.bases.items():

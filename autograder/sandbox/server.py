@@ -227,12 +227,16 @@ class ForkServer:
         table = process_table()
         return usage(table, descendants(table, self.zygote_pid))
 
-    def _command(self, message: dict, fds: list[int] = ()) -> dict:
+    def _ready(self) -> None:
+        """A fork server that has said hello: started or restarted here when needed."""
         if self.process is not None and not self.hello:
             self.await_hello()  # launched, not yet heard from
         if self.process is None or self.process.poll() is not None:
             self.close()
             self.start()
+
+    def _command(self, message: dict, fds: list[int] = ()) -> dict:
+        self._ready()
         socket.send_fds(self.control, [json.dumps(message).encode()], list(fds))
         return json.loads(self.control.recv(4096))
 
@@ -272,6 +276,9 @@ class ForkServer:
         limits = self.config.limits
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         rlimits = self._rlimits()
+        # (re)start the fork server BEFORE making the child's group: a restart closes the server, and closing
+        # drops the current group, so the child would be sent the procs files of a removed group (ENODEV)
+        self._ready()
         self.group = self._new_group()
         procs = self.group.open_procs() if self.group is not None else []
         try:
@@ -282,6 +289,7 @@ class ForkServer:
                     os.close(fd)
                 procs = []
                 self.close()  # a zygote that cannot answer is replaced, never trusted again
+                self._ready()
                 self.group = self._new_group()
                 procs = self.group.open_procs() if self.group is not None else []
                 reply = self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno(), *procs])
