@@ -39,7 +39,8 @@ def test_stub_fails_public_check_with_a_message(name, exercise, monkeypatch, tmp
 
 
 @pytest.mark.parametrize("mistake,message", [
-    ("return Q @ K.transpose(-2, -1)\n", "Q @ K.transpose(-2, -1)"),
+    # the diagnosis names it (fixed texts say what is checked, never a remedy: test_diagnosis_messages.py)
+    ("return Q @ K.transpose(-2, -1)\n", "the scores are K Q^T instead of Q K^T"),
 ])
 def test_public_check_explains_a_wrong_axis(mistake, message, monkeypatch, tmp_path):
     source = (paths.SOLUTIONS_DIR / "attention_scores" / "attention_scores.py").read_text()

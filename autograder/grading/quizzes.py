@@ -25,7 +25,9 @@ CODE_CACHE = Path(".state") / "quiz" / "code-verdicts.json"  # not .state/*.json
 
 
 def load_class_quizzes(folder: Path = paths.QUIZZES_DIR) -> list[Quiz]:
-    return list(load_quizzes(folder).values()) if folder.is_dir() else []
+    """The quizzes a run grades with. Formula misconceptions are not re-compared here (sympy costs every
+    run half a second): `attnkit assignments` and the kit's tests check the shipped quizzes in full."""
+    return list(load_quizzes(folder, formulas=False).values()) if folder.is_dir() else []
 
 
 

@@ -71,7 +71,7 @@ def _question_label(raw: dict, index: int) -> str:
     return f"question {qid}" if isinstance(qid, str) and qid else f"question #{index + 1}"
 
 
-def _semantic_problems(data: dict) -> list[tuple[str, str]]:
+def _semantic_problems(data: dict, formulas: bool = True) -> list[tuple[str, str]]:
     """Checks the schema cannot express. Assumes the data already passed the schema."""
     problems: list[tuple[str, str]] = []
     first_index_of: dict[str, int] = {}
@@ -113,7 +113,7 @@ def _semantic_problems(data: dict) -> list[tuple[str, str]]:
                                     "to the reviewer; list 'terms' so that answers stating an accepted answer's "
                                     "key terms in the same order are graded without review"))
         problems += [(where, text) for text in _terms_problems(raw, tuple(data.get("languages") or DEFAULT_LANGUAGES))]
-        problems += [(where, text) for text in misconception_problems(raw)]
+        problems += [(where, text) for text in misconception_problems(raw, formulas)]
         if qid in data.get("retired", []):
             problems.append((where, f"'{qid}' is a retired id: give the question a new one"))
         if objectives and raw["objective"] not in objectives:
@@ -218,11 +218,11 @@ def _code_spec(raw: dict | None) -> CodeSpec | None:
                     wrong_names=tuple(raw.get("wrong_names", [])))
 
 
-def quiz_from_data(data: Any, path: PathLike | None = None) -> Quiz:
+def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = True) -> Quiz:
     """Validate already-parsed quiz data (e.g. from a test) and build the Quiz."""
     problems = quiz_schema_problems(data)
     if not problems:
-        problems = _semantic_problems(data)
+        problems = _semantic_problems(data, formulas)
     if problems:
         raise QuizFormatError(path, problems)
     languages = tuple(data.get("languages") or DEFAULT_LANGUAGES)
@@ -243,19 +243,19 @@ def quiz_from_data(data: Any, path: PathLike | None = None) -> Quiz:
     )
 
 
-def load_quiz(path: PathLike) -> Quiz:
+def load_quiz(path: PathLike, formulas: bool = True) -> Quiz:
     """Load and fully validate one quiz YAML file; raises QuizFormatError."""
-    return quiz_from_data(read_yaml(path), path)
+    return quiz_from_data(read_yaml(path), path, formulas)
 
 
-def load_quizzes(folder: PathLike) -> dict[str, Quiz]:
+def load_quizzes(folder: PathLike, formulas: bool = True) -> dict[str, Quiz]:
     """Load every *.yaml / *.yml quiz in `folder`, keyed by quiz id, in file-name order."""
     folder = Path(folder)
     if not folder.is_dir():
         raise QuizFormatError(folder, [("", "quiz folder not found")])
     quizzes: dict[str, Quiz] = {}
     for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]):
-        quiz = load_quiz(path)
+        quiz = load_quiz(path, formulas)
         if quiz.id in quizzes:
             raise QuizFormatError(path, [("", f"quiz id '{quiz.id}' is already used by "
                                               f"{quizzes[quiz.id].source_path}")])
