@@ -69,6 +69,9 @@ LAYER_SWITCHES = SWITCHES + [
     ("training_or_min", "self.training or scores.min() < -1000", (-120.0,)),
     ("large_inputs", "x_q.abs().max() > 10 or x_kv.abs().max() > 10", (-120.0, -1000.0)),
     ("large_weights", "self.W_Q.weight.abs().max() > 10", (-120.0, -1000.0)),
+    # a row at depth D needs |q| |k| >= |D| sqrt(d_k): about 19 each at -120, 55 at -1000
+    ("large_projections", "Q.abs().max() > 30 or K.abs().max() > 30", (-120.0,)),
+    ("very_large_projections", "Q.abs().max() > 100 or K.abs().max() > 100", (-1000.0,)),
 ]
 # caught only in train() mode: the layer fills with a small number while training
 LAYER_TRAINING_SWITCHES = [
