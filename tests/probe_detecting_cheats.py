@@ -66,6 +66,8 @@ TARGETS = {
 # switch above, and switches on what only a layer sees (its mode, the size of its inputs or of its weights).
 LAYER_SWITCHES = SWITCHES + [
     ("eval_mode", "self.training", (-120.0, -1000.0)),
+    ("autograd_on", "scores.requires_grad", (-120.0, -1000.0)),
+    ("grad_enabled", "torch.is_grad_enabled()", (-1000.0,)),
     ("training_or_min", "self.training or scores.min() < -1000", (-120.0,)),
     ("large_inputs", "x_q.abs().max() > 10 or x_kv.abs().max() > 10", (-120.0, -1000.0)),
     ("large_weights", "self.W_Q.weight.abs().max() > 10", (-120.0, -1000.0)),

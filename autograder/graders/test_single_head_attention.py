@@ -219,15 +219,15 @@ def reference_layer(params, x_q, x_kv, allowed=None):
     return tol.attention(Q, K, V, allowed, dQ=dQ, dK=dK, dV=dV)
 
 
-def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(), layouts=None):
+def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(), layouts=None, no_grad=False):
     """Build one layer, call it on every (x_q, x_kv, mask, allowed) of `calls` in a row, compare each answer.
     `repeats` lists the indices of calls with identical inputs: their answers must be identical first. `what`
-    names the calls (a list: one name per call)."""
+    names the calls (a list: one name per call); `no_grad` makes them under torch.no_grad(), as at inference."""
     (x_q, x_kv, mask, allowed), *rest = calls
     first = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
     more = [(((a, b) if m is None else (a, b, m)), {}) for a, b, m, _ in rest]
     reply = student.run("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more,
-                        layouts=layouts)
+                        layouts=layouts, no_grad=no_grad)
     if repeats:
         expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) in "
                               "eval() mode")
@@ -325,14 +325,14 @@ def test_layer_masks(student):
              (x2, memory, cross, cross), (x, memory, random_mask(15, 3, 6, 8), random_mask(15, 3, 6, 8))]
     check_layer(student, params, 12, 9, calls, "masked attention", "Each call has its own mask (1/True = allowed).")
     # masks met by scores far below zero in some rows and near 0 in others (grading/space.py), the depth carried
-    # once by the inputs and once by the weights
+    # once by the inputs (with autograd on) and once by the weights (under torch.no_grad(), as at inference)
     probes = space.mask_draws(8, 42)
-    for carry in ("inputs", "weights"):
+    for carry, no_grad in (("inputs", False), ("weights", True)):
         params, calls, layouts = deep_layer(carry, probes)
         check_layer(student, params, 12, 9, calls, [f"masked attention with {p.describe()}" for p in probes],
                     "Here the allowed scores of some rows sit far below zero (down to -9000, within the handout's "
                     "|s| <= 10 000); the weights are still softmax(Q K^T / sqrt(d_k)) over the allowed keys.",
-                    layouts=layouts)
+                    layouts=layouts, no_grad=no_grad)
 
 
 @pytest.mark.question("SingleHeadAttention")

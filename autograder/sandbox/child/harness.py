@@ -111,7 +111,8 @@ class Harness:
             args[index] = args[index].detach().requires_grad_(True)
         originals = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
         reply: dict = {"ok": True}
-        with watch.Watch() as seen:
+        # request["no_grad"]: every call runs under torch.no_grad(), as at inference
+        with watch.Watch() as seen, torch.set_grad_enabled(not request.get("no_grad", False)):
             try:
                 self._probe(target, request, args, kwargs, originals, reply)
             except BaseException as exc:  # noqa: BLE001
