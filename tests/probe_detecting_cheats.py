@@ -62,6 +62,43 @@ TARGETS = {
 '''),
 }
 
+# The layer's own forward fills masked scores (its graders build scores through W_Q, W_K and the inputs): every
+# switch above, and switches on what only a layer sees (its mode, the size of its inputs or of its weights).
+LAYER_SWITCHES = SWITCHES + [
+    ("eval_mode", "self.training", (-120.0, -1000.0)),
+    ("autograd_on", "scores.requires_grad", (-120.0, -1000.0)),
+    ("grad_enabled", "torch.is_grad_enabled()", (-1000.0,)),
+    ("training_or_min", "self.training or scores.min() < -1000", (-120.0,)),
+    ("large_inputs", "x_q.abs().max() > 10 or x_kv.abs().max() > 10", (-120.0, -1000.0)),
+    ("large_weights", "self.W_Q.weight.abs().max() > 10", (-120.0, -1000.0)),
+    # a row at depth D needs |q| |k| >= |D| sqrt(d_k): about 19 each at -120, 55 at -1000
+    ("large_projections", "Q.abs().max() > 30 or K.abs().max() > 30", (-120.0,)),
+    ("very_large_projections", "Q.abs().max() > 100 or K.abs().max() > 100", (-1000.0,)),
+]
+# caught only in train() mode: the layer fills with a small number while training
+LAYER_TRAINING_SWITCHES = [
+    ("train_mode", "not self.training", (-120.0, -1000.0)),
+    ("train_mode_or_min", "not self.training or scores.min() < -1000", (-120.0,)),
+]
+LAYER = '''class SingleHeadAttention(nn.Module):
+    def __init__(self, d_model, d_k):
+        super().__init__()
+        self.W_Q = nn.Linear(d_model, d_k, bias=False)
+        self.W_K = nn.Linear(d_model, d_k, bias=False)
+        self.W_V = nn.Linear(d_model, d_k, bias=False)
+
+    def forward(self, x_q, x_kv, mask=None):
+        Q, K, V = self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv)
+        scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
+        if mask is not None:
+            fill = float("-inf") if {switch} else {fill}
+            scores = scores.masked_fill(mask == 0, fill)
+        weights = F.softmax(scores, dim=-1)
+        return weights @ V, weights
+'''
+LAYER_TARGETS = {"layer": ("test_layer_masks", LAYER_SWITCHES),
+                 "layer_training": ("test_layer_training_mode", LAYER_TRAINING_SWITCHES)}
+
 
 @dataclass(frozen=True)
 class Cheat:
@@ -78,4 +115,9 @@ def cheats() -> list[Cheat]:
             for fill in fills:
                 found.append(Cheat(f"{target}-{switch}-fill{int(fill)}", assignment, test,
                                    template.format(switch=condition, fill=fill)))
+    for target, (test, switches) in LAYER_TARGETS.items():
+        for switch, condition, fills in switches:
+            for fill in fills:
+                found.append(Cheat(f"{target}-{switch}-fill{int(fill)}", "single_head_attention", test,
+                                   LAYER.format(switch=condition, fill=fill)))
     return found

@@ -225,3 +225,21 @@ def test_probe_detecting_cheats_fail_a_hidden_test(cheat):
 @pytest.mark.parametrize("assignment, test", sorted({(c.assignment, c.caught_by) for c in CHEATS}))
 def test_the_reference_passes_the_tests_that_catch_probe_detecting_cheats(assignment, test):
     getattr(GRADERS[assignment], test)(local_student(assignment, solution_text(assignment)))
+
+
+@pytest.mark.parametrize("carry", ["inputs", "weights"])
+def test_the_layers_deep_calls_put_each_row_at_its_probes_depth_within_the_handouts_range(carry):
+    """The layer's mask tests build their scores through W_Q, W_K and the inputs: each query row must sit at
+    the depth its probe gives it (rows of several depths in one call), every allowed score within |s| <= 1e4,
+    and the size that makes the depth must sit only where `carry` says (so that input and weight sizes differ)."""
+    probes = space.mask_draws(8, 42)
+    params, calls, _ = GRADERS["single_head_attention"].deep_layer(carry, probes)
+    W_Q, W_K = params["W_Q.weight"].double(), params["W_K.weight"].double()
+    assert (W_Q.abs().max() > 100) == (carry == "weights")
+    for probe, (x_q, x_kv, _, allowed) in zip(probes, calls):
+        assert (max(x_q.abs().max(), x_kv.abs().max()) > 10) == (carry == "inputs" and probe.depth <= -50)
+        scores = (x_q.double() @ W_Q.T) @ (x_kv.double() @ W_K.T).transpose(-2, -1) / W_K.shape[0] ** 0.5
+        assert scores.abs().max() <= space.SCORE_LIMIT
+        assert (scores - probe.row_depths().unsqueeze(-1)).abs().max() < 60
+        if probe.T_k > 1:
+            assert (~allowed).any(-1).all(), "every row forbids a key"

@@ -219,20 +219,54 @@ def reference_layer(params, x_q, x_kv, allowed=None):
     return tol.attention(Q, K, V, allowed, dQ=dQ, dK=dK, dV=dV)
 
 
-def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=()):
+def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(), layouts=None, no_grad=False):
     """Build one layer, call it on every (x_q, x_kv, mask, allowed) of `calls` in a row, compare each answer.
-    `repeats` lists the indices of calls with identical inputs: their answers must be identical first."""
+    `repeats` lists the indices of calls with identical inputs: their answers must be identical first. `what`
+    names the calls (a list: one name per call); `no_grad` makes them under torch.no_grad(), as at inference."""
     (x_q, x_kv, mask, allowed), *rest = calls
     first = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
     more = [(((a, b) if m is None else (a, b, m)), {}) for a, b, m, _ in rest]
-    reply = student.run("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more)
+    reply = student.run("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more,
+                        layouts=layouts, no_grad=no_grad)
     if repeats:
         expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) in "
                               "eval() mode")
+    names = what if isinstance(what, list) else [what] * len(calls)
     for index, ((a, b, _, ok), got) in enumerate(zip(calls, reply.outputs)):
-        check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{what} (call {index + 1} of "
+        check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{names[index]} (call {index + 1} of "
                               f"{len(calls)} on the same layer)", hint)
     return reply
+
+
+def deep_layer(carry, probes, d_model=12, d_k=9):
+    """(params, calls, layouts) for one layer whose scores sit, row by row, at the drawn probes' depths (down to
+    -9000 in some query rows, near 0 in others of the same batch: grading/space.py), with the probes' masks.
+    The first feature of x_q and x_kv is carried, through W_Q and W_K alone, into the first query and key
+    component, which gives each row its depth; the other features give ordinary scores around it. `carry` says
+    where the size sits: "inputs" (ordinary weights, large first features) or "weights" (a large first weight,
+    ordinary inputs), so that no statistic of the inputs nor of the weights alone tells these calls apart."""
+    params = module_weights(19 if carry == "inputs" else 20, d_model, d_k)
+    gain = 1.0 if carry == "inputs" else (space.DEPTHS[-1] ** 2 * d_k) ** 0.25  # sqrt(9000 sqrt(d_k))
+    for name in ("W_Q.weight", "W_K.weight"):
+        params[name][:, 0] = 0.0
+        params[name][0] = 0.0
+        params[name][0, 0] = gain
+    calls, layouts = [], {}
+    for n, probe in enumerate(probes):
+        _, mask, allowed = probe.build()
+        x_q, x_kv = inputs(800 + n, (probe.B, probe.T_q, d_model), (probe.B, probe.T_k, d_model))
+        # first features a (queries) and c (keys) with gain^2 a c / sqrt(d_k) = the row's depth
+        c = (max(abs(probe.depth), 1.0) * d_k ** 0.5) ** 0.5 / gain
+        x_kv[..., 0] = c
+        x_q[..., 0] = (probe.row_depths() * d_k ** 0.5 / (gain ** 2 * c)).float()
+        Q, K = (x.double() @ params[name].double().T for x, name in ((x_q, "W_Q.weight"), (x_kv, "W_K.weight")))
+        scores = Q @ K.transpose(-2, -1) / d_k ** 0.5
+        # the handouts' range: a change here must never move these calls out of it
+        assert scores.abs().max() <= space.SCORE_LIMIT, f"deep layer scores reach {scores.abs().max():g}"
+        calls.append((x_q, x_kv, mask, allowed))
+        if probe.child_layout():
+            layouts[str(n)] = {"2": probe.child_layout()}
+    return params, calls, layouts
 
 
 @pytest.mark.question("SingleHeadAttention")
@@ -290,6 +324,15 @@ def test_layer_masks(student):
     calls = [(x, x, causal, causal), (x2, x2, both.long(), both), (x, memory, pad.float(), pad),
              (x2, memory, cross, cross), (x, memory, random_mask(15, 3, 6, 8), random_mask(15, 3, 6, 8))]
     check_layer(student, params, 12, 9, calls, "masked attention", "Each call has its own mask (1/True = allowed).")
+    # masks met by scores far below zero in some rows and near 0 in others (grading/space.py), the depth carried
+    # once by the inputs (with autograd on) and once by the weights (under torch.no_grad(), as at inference)
+    probes = space.mask_draws(8, 42)
+    for carry, no_grad in (("inputs", False), ("weights", True)):
+        params, calls, layouts = deep_layer(carry, probes)
+        check_layer(student, params, 12, 9, calls, [f"masked attention with {p.describe()}" for p in probes],
+                    "Here the allowed scores of some rows sit far below zero (down to -9000, within the handout's "
+                    "|s| <= 10 000); the weights are still softmax(Q K^T / sqrt(d_k)) over the allowed keys.",
+                    layouts=layouts, no_grad=no_grad)
 
 
 @pytest.mark.question("SingleHeadAttention")
@@ -325,6 +368,16 @@ def test_layer_training_mode(student):
                 if right_in_eval_mode(student, params, (x_q, x_kv, mask), reference, allowed):
                     fault.diagnoses = (*fault.diagnoses, structural.train_mode_differs(what))
                 raise
+    # in training too, masked keys weigh 0 where a row's allowed scores are all far below zero
+    probes = space.mask_draws(8, 42)
+    params, calls, layouts = deep_layer("weights", probes)
+    reply = student.run("SingleHeadAttention", *calls[0][:3], init=(12, 9), params=params, train=True,
+                        more=[(call[:3], {}) for call in calls[1:]], layouts=layouts)
+    for probe, (_, _, _, allowed), got in zip(probes, calls, reply.outputs):
+        what = f"SingleHeadAttention in train() mode with {probe.describe()}"
+        _, weights = pair(got, what)
+        weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")
+        expect.masked_are_zero(weights, allowed, what, MASK_HINT)
 
 
 def right_in_eval_mode(student, params, args, reference, allowed) -> bool:

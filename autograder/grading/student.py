@@ -94,15 +94,15 @@ class StudentFile:
     def run(self, target: str, *args, kwargs: dict | None = None, init: tuple | None = None,
             params: dict | None = None, method: str | None = None, grad_args: tuple = (),
             backward: dict | None = None, check_inputs: bool = False, more: list | None = None,
-            train: bool = False, layouts: dict | None = None) -> Reply:
+            train: bool = False, layouts: dict | None = None, no_grad: bool = False) -> Reply:
         """Call `target` (a function, or a class built with `init` and probed in eval() mode unless
         `train`) on args, then again on each (args, kwargs) pair of `more`, in the same process and on
-        the same instance. `layouts` {"call number": {"argument index": layout}} hands an argument to the
+        the same instance, under torch.no_grad() if `no_grad`. `layouts` {"call number": {"argument index": layout}} hands an argument to the
         student in another memory layout (sandbox/child/inputs.py: laid_out), call 0 being the first."""
         child = self._connect()
         request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
                    "params": params or {}, "method": method, "grad_args": list(grad_args),
-                   "backward": backward, "check_inputs": check_inputs, "train": train, "layouts": layouts or {},
+                   "backward": backward, "check_inputs": check_inputs, "train": train, "layouts": layouts or {}, "no_grad": no_grad,
                    "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
         what = f"{target}(...)" if init is None else f"{target}{tuple(init)}"
         try:

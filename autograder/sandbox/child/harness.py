@@ -5,6 +5,7 @@ trusted by the grader: it only computes, and the parent judges what comes back.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import linecache
 import sys
@@ -111,7 +112,10 @@ class Harness:
             args[index] = args[index].detach().requires_grad_(True)
         originals = [a.detach().clone() if isinstance(a, torch.Tensor) else None for a in args]
         reply: dict = {"ok": True}
-        with watch.Watch() as seen:
+        # request["no_grad"]: every call runs under torch.no_grad(), as at inference; otherwise autograd is left
+        # as the student's file set it (a file that switches it off must still be seen doing so)
+        autograd = torch.no_grad() if request.get("no_grad") else contextlib.nullcontext()
+        with watch.Watch() as seen, autograd:
             try:
                 self._probe(target, request, args, kwargs, originals, reply)
             except BaseException as exc:  # noqa: BLE001

@@ -24,10 +24,11 @@ Run `python single_head_attention.py` to run the public checks (and the explorat
 #   `F.multi_head_attention_forward`, their `torch.ops` kernels): the point is to build them. The grader
 #   switches them off and looks at what runs while your code runs, so your own helper may have any name, even
 #   `scaled_dot_product_attention`.
-# - A layer is graded in `eval()` mode and called several times on different inputs; its answer must depend
-#   only on the inputs it is given. It is also run in `train()` mode: there masked keys must still get weight
-#   exactly 0, and a layer without dropout must give the same answer as in `eval()` mode (with dropout on the
-#   weights, which is allowed, only the masking rule is checked in training).
+# - A layer is graded in `eval()` mode and called several times on different inputs (with autograd on, and under
+#   `torch.no_grad()` as at inference); its answer must depend only on the inputs it is given. It is also run in
+#   `train()` mode: there masked keys must still get weight exactly 0, and a layer without dropout must give the
+#   same answer as in `eval()` mode (with dropout on the weights, which is allowed, only the masking rule is
+#   checked in training).
 # - Where the lesson is silent: a row whose keys are **all** masked never occurs (what you return for one is not
 #   graded); inputs are float32 and results must keep at least float32 precision (float16 results fail); the
 #   layer holds exactly `W_Q`, `W_K`, `W_V` as parameters (no biases, no other learnable tensors); no input
