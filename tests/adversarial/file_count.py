@@ -2,7 +2,9 @@ from ._snippets import SCORES, solution_text
 
 ASSIGNMENT = SCORES
 TAG = "count"
-ATTACK = ("a huge count of files for the wipe: 60,000 empty files, 5,000 folders of 5 files and a folder of "
+# Sized to stay well inside the 6 s CPU budget of a load call on a busy machine (60,000 files did not, with
+# two test workers): the wipe is what is tested, and it is tested by the count, not by the limit.
+ATTACK = ("a huge count of files for the wipe: 25,000 empty files, 2,000 folders of 5 files and a folder of "
           "hard links, with names that are newlines, dashes, dots and bytes in no encoding")
 CODE = solution_text(ASSIGNMENT) + '''
 import os
@@ -10,10 +12,10 @@ import os
 _made = 0
 try:
     os.mkdir("__MARK__-flat")
-    for _index in range(60_000):
+    for _index in range(25_000):
         os.close(os.open(f"__MARK__-flat/{_index}", os.O_CREAT | os.O_WRONLY, 0o600))
         _made += 1
-    for _index in range(5_000):
+    for _index in range(2_000):
         _folder = f"__MARK__-wide/{_index}"
         os.makedirs(_folder)
         for _name in ("-rf", "\\n", "...", " ", "x"):
