@@ -193,6 +193,7 @@ def test_no_fork_server_starts_for_a_shard_without_code_to_run(tmp_path, monkeyp
     (submissions / "nobody").mkdir(parents=True)
     log = tmp_path / "profile.jsonl"
     monkeypatch.setattr(profiling, "PATH", str(log))
+    monkeypatch.setenv("ATTNKIT_INPROCESS", "1")  # the suite's default is workers (tests/conftest.py)
     (result,) = grade_class(submissions, tmp_path / "out", workers=1)
     assert result.problems and all(t.score == 0 for t in result.tests)
     names = [e["event"] for e in profiling.read(str(log))]

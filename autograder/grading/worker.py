@@ -82,7 +82,7 @@ def pytest_args(graders_dir: Path) -> list[str]:
     # The hidden tests take no options from the environment: a teacher's PYTEST_ADDOPTS (-x, --junitxml, ...)
     # would stop a student's tests early or make the session fail.
     os.environ.pop("PYTEST_ADDOPTS", None)
-    return [str(graders_dir), "--disable-plugin-autoload", "-p", "no:cacheprovider", 
+    return [str(graders_dir), "--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:logging", "-p", "no:warnings", "-p", "no:unraisableexception", "-p", "no:threadexception",
             "-p", "no:pastebin", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:legacypath",
             "--capture=no", "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
