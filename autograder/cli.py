@@ -155,12 +155,11 @@ def refuse(sentence: str | None) -> None:
 
 
 def preload_reports() -> None:
-    """Import the report renderers (matplotlib) in the background once grading waits (for the workers, or for
-    the students' code in the sandbox), so that writing the outputs afterwards is not also paying for the
-    import; not before: in one shard graded here, it would compete with the imports and the collection."""
-    import threading
-
-    threading.Thread(target=__import__, args=("autograder.reporting.outputs",), daemon=True).start()
+    """Import the report renderers (matplotlib) once grading waits (for the workers, or for the first student's
+    code in the sandbox), so that writing the outputs afterwards is not also paying for the import; not
+    before: in one shard graded here, it would compete with the imports and the collection. In this thread:
+    see ForkServer.when_idle for why no second one."""
+    import autograder.reporting.outputs  # noqa: F401, PLC0415
 
 
 def report_roster(joined, out: Path) -> None:

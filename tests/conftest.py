@@ -16,11 +16,6 @@ import pytest
 
 from autograder import paths
 
-# One long-lived test process runs many gradings: a second in-process pytest session in one process was seen
-# to stop at collection, order-dependently, so the suite grades in worker subprocesses (the reference path)
-# unless a test asks for in-process grading itself (tests/test_startup.py does, by setting the variable).
-os.environ.setdefault("ATTNKIT_INPROCESS", "0")
-
 SHARED = {
     # test_adversarial compares the System V IPC objects of the whole host before and after its attackers
     # ran; test_sandbox's children try to make such objects: never side by side.

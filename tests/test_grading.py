@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 
 import pytest
 
@@ -167,3 +168,7 @@ def test_a_teachers_pytest_options_do_not_reach_the_hidden_tests(tmp_path, monke
     assert FAILED in {t.status for t in plain.tests} and PASSED in {t.status for t in plain.tests}
     assert [(t.test_id, t.status, t.score) for t in with_options.tests] == \
         [(t.test_id, t.status, t.score) for t in plain.tests]
+    monkeypatch.setenv("ATTNKIT_INPROCESS", "1")  # graded in this process: the teacher's variable is put back
+    here = grade(submissions, tmp_path / "here", workers=1)["dee"]
+    assert [(t.test_id, t.status) for t in here.tests] == [(t.test_id, t.status) for t in plain.tests]
+    assert os.environ["PYTEST_ADDOPTS"] == "-x"

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -146,15 +148,20 @@ def test_one_shard_in_process_grades_as_a_worker_does_and_a_changed_grader_regra
     hello = next(e for e in events if e["event"] == "fork server hello received")
     assert hello["zygote_sympy"] is False, "the fork server's warm-up imported sympy (torch's symbolic shapes)"
 
-    waited = []  # the report renderers are preloaded at "waiting": after the collection, before the first child
+    # The report renderers are preloaded at "waiting": while the first child computes, after the collection, and
+    # in this thread: no second thread runs beside the hidden tests' session (CPython 3.11 AST race, when_idle).
+    waited, threads = [], []
     log.unlink()
+    start_thread = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda thread: (threads.append(thread), start_thread(thread)))
     grade_class(submissions, tmp_path / "waiting", workers=1,
                 progress=lambda event, done, total: event == "waiting" and (
                     waited.append(event), profiling.event("progress: waiting")))
+    monkeypatch.setattr(threading.Thread, "start", start_thread)
     names = [e["event"] for e in profiling.read(str(log))]
-    assert waited == ["waiting"]
-    assert names.index("hidden tests collected") < names.index("progress: waiting") < names.index(
-        "fork server hello received")
+    assert waited == ["waiting"] and threads == []
+    assert names.index("fork server hello received") < names.index("progress: waiting") < names.index(
+        "pytest session end")
 
     graders = tmp_path / "graders"
     shutil.copytree(paths.GRADERS_DIR, graders, ignore=shutil.ignore_patterns("__pycache__"))
@@ -165,6 +172,22 @@ def test_one_shard_in_process_grades_as_a_worker_does_and_a_changed_grader_regra
     edited = {r.student_id: r for r in grade_class(submissions, tmp_path / "here", workers=1, graders_dir=graders)}
     assert sum(t.max_score for t in edited["right"].tests) == code_score["right"][1] + 100
     assert {r.fingerprint for r in edited.values()}.isdisjoint(r.fingerprint for r in here.values())
+
+
+def test_in_process_grading_clears_a_clashing_test_module_name_and_leaves_packages_alone(tmp_path, monkeypatch):
+    """A module imported elsewhere under a hidden test file's bare name (pytest would refuse the clash and
+    collect nothing) is dropped before the session; a package's module of the same last name is not touched."""
+    monkeypatch.setenv("ATTNKIT_INPROCESS", "1")
+    clash = types.ModuleType("test_attention_scores")
+    clash.__file__ = str(tmp_path / "elsewhere" / "test_attention_scores.py")
+    packaged = types.ModuleType("somecourse.conftest")
+    packaged.__file__ = str(tmp_path / "somecourse" / "conftest.py")
+    monkeypatch.setitem(sys.modules, "test_attention_scores", clash)
+    monkeypatch.setitem(sys.modules, "somecourse.conftest", packaged)
+    submissions = write_class(tmp_path / "class", {"right": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}})
+    [result] = grade_class(submissions, tmp_path / "out", workers=1)
+    assert result.tests and all(t.score == t.max_score for t in result.tests)
+    assert sys.modules.get("test_attention_scores") is not clash and sys.modules["somecourse.conftest"] is packaged
 
 
 def test_workers_judge_the_quiz_code_answers_so_the_coordinator_starts_no_fork_server(tmp_path, monkeypatch):

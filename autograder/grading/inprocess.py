@@ -2,8 +2,9 @@
 
 A worker subprocess would import Python, pytest and torch once more only to hand results back; here the
 same engine (worker.grade_shard) runs in this process instead. Its fork server is launched first, so the
-zygote imports torch while this process imports pytest and torch and collects the hidden tests; the
-server is handed back open, so the quiz code answers are judged by the same warm zygote.
+zygote imports torch while this process imports pytest and torch and collects the hidden tests; the quiz
+files are read while the first child computes, in this thread (no second thread: see ForkServer.when_idle);
+the server is handed back open, so the quiz code answers are judged by the same warm zygote.
 """
 from __future__ import annotations
 
@@ -28,28 +29,25 @@ def wanted(shards: int) -> bool:
     return shards == 1 and os.environ.get(ENV, "1") != "0"
 
 
-def in_background(work: Callable[[], object]) -> Callable[[], object]:
-    """Start `work` in a thread; the returned function waits for its result (or raises its exception)."""
-    import threading
+class Deferred:
+    """Work done once: while a child computes (ForkServer.when_idle), or when its result is first asked for."""
 
-    outcome: dict = {}
+    def __init__(self, work: Callable[[], object]) -> None:
+        self.work, self.done, self.value, self.error = work, False, None, None
 
-    def run() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the result
-            outcome["error"] = exc
+    def run(self) -> None:
+        if not self.done:
+            self.done = True
+            try:
+                self.value = self.work()
+            except Exception as exc:  # noqa: BLE001 - handed to whoever asks for the result
+                self.error = exc
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-
-    def result():
-        thread.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["value"]
-
-    return result
+    def __call__(self):
+        self.run()
+        if self.error is not None:
+            raise self.error
+        return self.value
 
 
 def launch(chosen: Isolation, allow_weak: bool, eager: bool = True):
@@ -63,18 +61,6 @@ def launch(chosen: Isolation, allow_weak: bool, eager: bool = True):
     if eager:
         server.launch()
     return server
-
-
-def before_first_spawn(server, hook: Callable[[], None]) -> None:
-    """Call `hook` once, just before the server's first child (after the hidden tests are collected)."""
-    spawn = server.spawn
-
-    def first(*args, **kwargs):
-        server.spawn = spawn
-        hook()
-        return spawn(*args, **kwargs)
-
-    server.spawn = first
 
 
 def grade_here(todo: list[Submission], state_dir: Path, log_path: Path, fingerprints: dict[str, str], server,
@@ -111,10 +97,12 @@ def forget_modules(before: set[str], graders_dir: Path) -> None:
 
 def forget_other_graders(graders_dir: Path) -> None:
     """Drop modules named like this folder's test modules but loaded from elsewhere (another graders folder,
-    or graders imported by other code in this process): pytest would refuse the name clash and collect nothing."""
+    or graders imported by other code in this process): pytest would refuse the name clash and collect nothing.
+    The folder is no package, so pytest imports its files under their bare names: only those can clash (a
+    package's `tests.conftest` cannot, and is left alone)."""
     folder = os.path.realpath(graders_dir)
     names = {p.stem for p in Path(graders_dir).glob("*.py")}
-    for name in [n for n in sys.modules if n.rsplit(".", 1)[-1] in names]:
+    for name in [n for n in list(sys.modules) if n in names]:
         path = getattr(sys.modules[name], "__file__", None) or ""
         if not os.path.realpath(path).startswith(folder + os.sep):
             del sys.modules[name]
@@ -123,15 +111,16 @@ def forget_other_graders(graders_dir: Path) -> None:
 def grade(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str], chosen: Isolation,
           allow_weak: bool, graders_dir: Path, tick: Callable[[], None], waiting: Callable[[], None] = lambda: None):
     """Grade the one shard here. Returns its fork server, still open, and a function that returns the
-    class's quizzes, loaded meanwhile. `waiting` is called once, at the first sandboxed child: from then on
-    this process mostly waits for the students' code. Fails as a worker would: DiskFull, or a grader problem
+    class's quizzes, loaded while the first child computed (or when asked for). `waiting` is called then too:
+    from then on this process mostly waits for the students' code. Fails as a worker would: DiskFull, or a grader problem
     with the traceback in OUT/logs/worker-0.log."""
     from ..sandbox import SandboxUnavailable
     from .runner import DiskFull
 
     server = launch(chosen, allow_weak, needs_sandbox(todo))
-    before_first_spawn(server, waiting)
-    quizzes = in_background(_load_quizzes)  # while this process waits for the zygote and the children
+    quizzes = Deferred(_load_quizzes)
+    server.when_idle(waiting)  # while the first child computes: this process would only wait for it
+    server.when_idle(quizzes.run)
     log = out_dir / "logs" / "worker-0.log"
     try:
         log.parent.mkdir(exist_ok=True)

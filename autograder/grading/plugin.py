@@ -83,6 +83,7 @@ class GradingPlugin:
         self.finished = 0  # a count, not the results: memory must not grow with the class
         self.collect_only = False  # only learn the hidden tests' identities (see identities_of)
         self.identities: list[tuple[tuple, dict]] = []
+        self.session_errors: list[str] = []  # why collection or the session failed, for the grader-problem message
 
     # --- collection -------------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -94,6 +95,16 @@ class GradingPlugin:
             ids = list(self.submissions)
             metafunc.parametrize("submission", ids, indirect=True, scope="session",
                                  ids=[result_stem(i) for i in ids])
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.session_errors.append(f"collecting {report.nodeid or 'the hidden tests'}: {report.longreprtext}")
+
+    def pytest_internalerror(self, excrepr) -> None:
+        self.session_errors.append(f"pytest internal error: {excrepr}")
+
+    def pytest_keyboard_interrupt(self, excinfo) -> None:
+        self.session_errors.append(f"interrupted: {excinfo.getrepr(style='short')}")
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         profiling.event("hidden tests collected", items=len(items))

@@ -105,9 +105,8 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
             server, quizzes_loaded = inprocess.grade(todo, state_dir, out_dir, fingerprints, chosen, allow_weak,
                                                      graders_dir, tick, waiting)
         else:
-            waiting()
             _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
-                         allow_weak, graders_dir, tick, warn)
+                         allow_weak, graders_dir, tick, warn, waiting)
         profiling.event("code graded")
     from .quizzes import grade_class_quizzes  # YAML and JSON Schema: not in front of the fork server's launch
 
@@ -154,7 +153,7 @@ def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
 
 def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],
                  workers: int, isolation: str, allow_weak: bool, graders_dir: Path, tick: Callable[[], None],
-                 warn: Callable[[str], None]) -> None:
+                 warn: Callable[[str], None], waiting: Callable[[], None] = lambda: None) -> None:
     from .quiz_prefetch import merge_into
     from .quizzes import CODE_CACHE
 
@@ -182,6 +181,7 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
                                        env={**os.environ, "PYTHONPATH": str(paths.ROOT)})
             processes.append((process, log))
             selector.register(process.stdout, selectors.EVENT_READ)
+        waiting()  # every worker started: this process now only waits for them (their output is buffered)
         warned = set()
         open_pipes = len(processes)
         while open_pipes:

@@ -79,13 +79,24 @@ def pytest_args(graders_dir: Path) -> list[str]:
     package assertion-rewritten, hypothesis's ~90 modules among them, at every start), only the graders' own
     modules are rewritten, and no plugin that collects garbage after the session (unraisableexception runs
     gc.collect five times over torch's heap) or keeps a cache."""
-    # The hidden tests take no options from the environment: a teacher's PYTEST_ADDOPTS (-x, --junitxml, ...)
-    # would stop a student's tests early or make the session fail.
-    os.environ.pop("PYTEST_ADDOPTS", None)
     return [str(graders_dir), "--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:logging", "-p", "no:warnings", "-p", "no:unraisableexception", "-p", "no:threadexception",
             "-p", "no:pastebin", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:legacypath",
             "--capture=no", "--rootdir", str(graders_dir), "-c", "/dev/null", "-W", "ignore::DeprecationWarning"]
+
+
+def hidden_session(args: list[str], plugin: "GradingPlugin") -> int:
+    """One pytest session of the hidden tests. It takes no options from the environment: a teacher's
+    PYTEST_ADDOPTS (-x, --junitxml, ...) would stop a student's tests early or make the session fail; the
+    variable is put back after (in-process grading runs in the teacher's own process)."""
+    import pytest
+
+    addopts = os.environ.pop("PYTEST_ADDOPTS", None)
+    try:
+        return pytest.main(args, plugins=[plugin])
+    finally:
+        if addopts is not None:
+            os.environ["PYTEST_ADDOPTS"] = addopts
 
 
 def gradable(submission: Submission) -> bool:
@@ -102,9 +113,10 @@ def identities_of(graders_dir: Path, server: "ForkServer") -> list[tuple[tuple, 
     placeholder = Submission("placeholder", {})
     plugin = GradingPlugin([placeholder], Path(os.devnull), server)
     plugin.collect_only = True
-    code = pytest.main([*pytest_args(graders_dir), "--collect-only"], plugins=[plugin])
+    code = hidden_session([*pytest_args(graders_dir), "--collect-only"], plugin)
     if code != pytest.ExitCode.OK or not plugin.identities:
-        raise RuntimeError(f"the hidden tests could not be collected (pytest exit code {code})")
+        raise RuntimeError(f"the hidden tests could not be collected (pytest exit code {code})"
+                           + "".join(f"\n{error}" for error in plugin.session_errors))
     return plugin.identities
 
 
@@ -128,10 +140,11 @@ def run_shard(submissions: list[Submission], state_dir: Path, server: "ForkServe
                 return quick
     plugin = GradingPlugin(submissions, state_dir, server, fingerprints, on_done)
     profiling.event("pytest session start", students=len(submissions))
-    code = pytest.main(pytest_args(graders_dir), plugins=[plugin])
+    code = hidden_session(pytest_args(graders_dir), plugin)
     profiling.event("pytest session end")
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) and plugin.finished < len(submissions):
-        raise RuntimeError(f"the hidden tests could not be collected or run (pytest exit code {code})")
+        raise RuntimeError(f"the hidden tests could not be collected or run (pytest exit code {code})"
+                           + "".join(f"\n{error}" for error in plugin.session_errors))
     return plugin
 
 

@@ -120,6 +120,7 @@ class ForkServer:
         self.leftovers = 0  # paths the wipe after a child could not remove (logged)
         self._hierarchy: cgroups.Hierarchy | None | bool = False  # False: not looked for yet
         self.group: cgroups.Group | None = None  # the current child's cgroup
+        self.idle_jobs: list = []  # the grader's own work, done while a child computes (when_idle)
 
     @property
     def hierarchy(self) -> cgroups.Hierarchy | None:
@@ -158,7 +159,9 @@ class ForkServer:
 
     def _rlimits(self) -> dict:
         limits = self.config.limits
-        return {"RLIMIT_AS": _address_space_now() + limits.memory_bytes, "RLIMIT_CPU": limits.cpu_seconds,
+        # The address space is bounded on top of the child's own size (the warm zygote's), measured in the child:
+        # the grading process's size says nothing of it (a long-lived grader can be gigabytes larger).
+        return {"RLIMIT_AS_EXTRA": limits.memory_bytes, "RLIMIT_CPU": limits.cpu_seconds,
                 "RLIMIT_NPROC": limits.processes, "RLIMIT_FSIZE": limits.file_bytes,
                 "RLIMIT_NOFILE": limits.open_files, "RLIMIT_CORE": 0}
 
@@ -268,6 +271,23 @@ class ForkServer:
             if self.control is not None:
                 self.control.settimeout(300)
 
+    def when_idle(self, job) -> None:
+        """Run `job()` once, in this thread, right after a request is next sent to a child: the grading process
+        would only wait for the reply meanwhile. No thread is used: CPython 3.11's AST objects keep one recursion
+        count per interpreter, so an `ast.parse` in a second thread while pytest rewrites the hidden tests (or
+        the grader parses a student's file) fails at random ("AST constructor recursion depth mismatch")."""
+        self.idle_jobs.append(job)
+
+    def run_idle_jobs(self) -> float:
+        """Run the waiting jobs; returns the wall time they took."""
+        if not self.idle_jobs:
+            return 0.0
+        start = time.monotonic()
+        jobs, self.idle_jobs = self.idle_jobs, []
+        for job in jobs:
+            job()
+        return time.monotonic() - start
+
     def spawn(self, deadline: float | None = None) -> "Child":
         """A new child. The previous one is retired first: a reap kills everything the zygote's
         children started, so only one child may be alive at a time."""
@@ -361,12 +381,6 @@ def _process_state(pid: int) -> str | None:
         return None
 
 
-def _address_space_now() -> int:
-    """The zygote's address space is close to ours (both imported torch); limits are relative to it."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
 class Child:
     """A connection to one sandboxed student process; every reply is plain decoded data."""
 
@@ -400,6 +414,11 @@ class Child:
         try:
             self.sock.settimeout(budget)
             wire.send(self.sock, message)
+            ours = self.server.run_idle_jobs()
+            if ours:  # the grader's own work is not the student's time
+                start += ours
+                if self.deadline in self.server.credit:
+                    self.server.credit[self.deadline] += ours
             self._await_reply(seconds, start)
             reply = wire.receive(self.sock, self.limits.reply_bytes, deadline=time.monotonic() + seconds)
         except (socket.timeout, TimeoutError):

@@ -50,6 +50,16 @@ def child_uid(pid: int, own_namespace: bool) -> int:
     return NOBODY if own_namespace else SANDBOX_UID_BASE + pid
 
 
+def absolute(limits: dict) -> dict:
+    """The rlimits to set: RLIMIT_AS_EXTRA is address space on top of this process's own size now."""
+    limits = dict(limits)
+    extra = limits.pop("RLIMIT_AS_EXTRA", None)
+    if extra is not None:
+        with open("/proc/self/statm") as statm:
+            limits["RLIMIT_AS"] = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") + extra
+    return limits
+
+
 def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: dict) -> None:
     """Runs in the fresh child before any student code: drop everything it does not need. Any
     failure here ends the child before student code runs (the zygote checked at start that it works)."""
@@ -71,7 +81,7 @@ def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: di
     if confinement["landlock"]:
         confine.landlock(confinement["read"] + [f"/proc/{me}"], [scratch, "/dev/null"], confinement["landlock"])
     confine.install_seccomp(me)
-    for name, value in limits.items():
+    for name, value in absolute(limits).items():
         resource.setrlimit(getattr(resource, name), (value, value))
     torch.set_num_threads(1)
     # No thread may start (seccomp): torch asked for more would abort the process at its next parallel op.
