@@ -8,7 +8,7 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty bench-review \
         sweep mutants sandbox-tools browser-tools clean \
         report-screenshots
 
@@ -23,6 +23,7 @@ help:
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox), then bench-startup"
 	@echo "make bench-startup                start-up profile (classes of 1, 10, 80, 1000) and one submission vs import torch"
 	@echo "make bench-empty [EMPTY=10000]    time grading a class of empty folders (no sandbox needed)"
+	@echo "make bench-review [REVIEW_CLASS=200]  clear a class's quiz review in headless Chromium; prints the minutes"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
@@ -86,6 +87,11 @@ bench: setup
 STARTUP_SIZES ?= 1,10,80,1000
 bench-startup: setup
 	$(PY) bench/bench_startup.py --sizes $(STARTUP_SIZES)
+
+REVIEW_CLASS ?= 200
+bench-review: setup
+	ATTNKIT_REVIEW_CLASS=$(REVIEW_CLASS) $(PY) -m pytest -q -s -p no:xdist \
+		"tests/quiz/test_quiz_review_page.py::test_a_teacher_clears_a_class_review_with_the_keyboard"
 
 EMPTY ?= 10000
 bench-empty: setup

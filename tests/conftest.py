@@ -8,7 +8,6 @@ and the light modules fill the other worker around them. Without xdist the marke
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 

@@ -1,10 +1,11 @@
 """The review page: served on 127.0.0.1 to the token's holder only; each decision lands in OUT/review.yaml
-before the page shows it; and a teacher clears a 200-student class's review with the keyboard in a real
+before the page shows it; and a teacher clears a class's review (200 students in `make bench-review`) with the keyboard in a real
 headless browser (Debian's chromium driven by Playwright), the server killed halfway through."""
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import signal
 import subprocess
@@ -158,10 +159,15 @@ CURRENT = """() => { const g = document.querySelector('.group.current');
           who: g.querySelector('.who') ? g.querySelector('.who').textContent : ''}; }"""
 
 
+# `make bench-review` runs the test below on the 200-student class of issue 19 and prints the minutes; the suite
+# runs it on a class of 40 (the same behaviour, a fifth of the browser's round trips).
+CLASS_SIZE = int(os.environ.get("ATTNKIT_REVIEW_CLASS", "40"))
+
+
 @pytest.mark.slow
-def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
+def test_a_teacher_clears_a_class_review_with_the_keyboard(tmp_path):
     sync_playwright = browser()
-    labels = review_class.build(tmp_path / "class")
+    labels = review_class.build(tmp_path / "class", students=CLASS_SIZE)
     hostile = '<img src=x onerror="document.body.dataset.pwned = 1">'  # shown as text, never run
     (tmp_path / "class" / "zz-hostile").mkdir()
     (tmp_path / "class" / "zz-hostile" / "quiz_attention_score.yaml").write_text(
@@ -270,7 +276,7 @@ def test_a_teacher_clears_a_200_student_review_with_the_keyboard(tmp_path):
             assert not items[sid, qid].pending and items[sid, qid].score == labels[qid, text], (sid, qid, text)
 
     minutes = review_class.minutes(read, presses, splits)
-    print(f"\n200-student class from {', '.join(p.name for p in review_class.labelled_sources())}:")
+    print(f"\n{CLASS_SIZE}-student class from {', '.join(p.name for p in review_class.labelled_sources())}:")
     print(f"{'question':10} {'groups':>6} {'wordings':>8} {'students':>8}")
     for qid, (groups, wordings, students) in sorted(per_question.items()):
         print(f"{qid:10} {groups:6d} {wordings:8d} {students:8d}")
