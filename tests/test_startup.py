@@ -190,6 +190,20 @@ def test_in_process_grading_clears_a_clashing_test_module_name_and_leaves_packag
     assert sys.modules.get("test_attention_scores") is not clash and sys.modules["somecourse.conftest"] is packaged
 
 
+def test_the_graders_own_work_done_while_a_child_computes_never_fails_a_student(tmp_path, monkeypatch):
+    """What the grading process does while the first child computes (preloading the reports) is its own: if it
+    fails, the student's row is untouched."""
+    monkeypatch.setenv("ATTNKIT_INPROCESS", "1")
+    submissions = write_class(tmp_path / "class", {"right": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}})
+
+    def progress(event, done, total):
+        if event == "waiting":
+            raise ImportError("a report renderer is broken")
+
+    [result] = grade_class(submissions, tmp_path / "out", workers=1, progress=progress)
+    assert result.tests and all(t.score == t.max_score for t in result.tests)
+
+
 def test_workers_judge_the_quiz_code_answers_so_the_coordinator_starts_no_fork_server(tmp_path, monkeypatch):
     submissions = tmp_path / "class"
     for name in ("ada", "linus"):
