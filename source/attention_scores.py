@@ -183,9 +183,9 @@ def check_score_gradients(student, name, scale):
     reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
     for index, what in ((0, "Q"), (1, "K")):
         expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}")
-    expect.within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale), f"the gradient of {name} w.r.t. Q")
+    expect.gradient_within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale), f"the gradient of {name} w.r.t. Q")
     _, grad_K = tol.gradients(lambda q, k: q @ k.transpose(-2, -1) * scale, [Q, K], seed)
-    expect.within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "This check compares dE/dK "
+    expect.gradient_within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "This check compares dE/dK "
                   "with the reference's (dE/dscores)^T Q, scaled like the scores.")
 
 
@@ -354,10 +354,10 @@ def test_general_score_gradients(student):
                        ("self.W.weight", reply.param_grads.get("W.weight"))]:
         expect.grad_present(grad, name)
     KW, dKW = tol.matmul(K, W.double().T)
-    expect.within(reply.arg_grads["0"], tol.matmul(seed, KW, 0.0, dKW), "the gradient with respect to Q")
+    expect.gradient_within(reply.arg_grads["0"], tol.matmul(seed, KW, 0.0, dKW), "the gradient with respect to Q")
     _, grad_K, grad_W = tol.gradients(lambda q, k, w: q @ w @ k.transpose(-2, -1), [Q, K, W], seed)
-    expect.within(reply.arg_grads["1"], grad_K, "the gradient with respect to K")
-    expect.within(reply.param_grads["W.weight"], grad_W, "the gradient with respect to self.W.weight")
+    expect.gradient_within(reply.arg_grads["1"], grad_K, "the gradient with respect to K")
+    expect.gradient_within(reply.param_grads["W.weight"], grad_W, "the gradient with respect to self.W.weight")
 
 # %% [markdown] exercise="AdditiveScore"
 # ## 4. Additive ("Bahdanau") score
@@ -474,7 +474,7 @@ def test_additive_score_gradients(student):
         expect.grad_present(grad, name)
     references = tol.gradients(additive_float64, [Q, K, params["W_q.weight"], params["W_k.weight"], v], seed)
     for (name, grad), reference in zip(grads, references):
-        expect.within(grad, reference, f"the gradient with respect to {name}", "This check compares each "
+        expect.gradient_within(grad, reference, f"the gradient with respect to {name}", "This check compares each "
                       "gradient with that of e_ij = v^T tanh(W_q q_i + W_k k_j).")
 
 
@@ -722,7 +722,7 @@ def test_attention_weights_gradients(student):
     reply = student.run("attention_weights", scores, grad_args=(0,), backward={"grad": seed})
     grad = expect.grad_present(reply.arg_grads.get("0"), "the scores", "This check asks for the gradient of the "
                                "weights with respect to the scores.")
-    expect.within(grad, tol.softmax_backward(*weights_reference(scores), seed), "the gradient with respect to the "
+    expect.gradient_within(grad, tol.softmax_backward(*weights_reference(scores), seed), "the gradient with respect to the "
                   "scores", "This check compares it with the gradient of the softmax over the keys.")
 
 
@@ -926,7 +926,7 @@ class Experiment:
             reply = self.student.run(name, *args, **run)
             got = expect.within(reply.output, reference, name)
             if grad_reference is not None:
-                got = expect.within(reply.arg_grads.get("0"), grad_reference, f"{name} gradient")
+                got = expect.gradient_within(reply.arg_grads.get("0"), grad_reference, f"{name} gradient")
             return got
         except StudentFault as fault:
             if not fault.attempted:

@@ -89,6 +89,9 @@ MISTAKES: dict[str, str] = {
                        "nn.Linear(d_model, d_k, bias=False)",
     "graph-cut": "the computation graph is cut (.detach(), torch.no_grad(), .data or a NumPy round trip), so no "
                  "gradient flows back through a right result",
+    "backward-differs": "the backward pass does not follow the forward computation: the result is right, but a "
+                        "gradient is not its derivative (a hand-written backward that differs from the forward, or "
+                        "one of the paths an input takes cut with .detach())",
     "inputs-modified": "the inputs are modified in place (masked_fill_, Q /= ..., item assignment) instead of "
                        "computing new tensors",
     "forbidden-api": "a fused attention kernel (F.scaled_dot_product_attention or nn.MultiheadAttention) is used "

@@ -36,6 +36,11 @@ def graph_cut(evidence: str) -> Diagnosis:
     return finding("graph-cut", f"{evidence}.")
 
 
+def backward_differs(evidence: str) -> Diagnosis:
+    """Only for code whose result is right: the gradient's value, not its presence, is what is wrong."""
+    return finding("backward-differs", f"{evidence}.")
+
+
 def inputs_modified(call: str, changed: list[str]) -> Diagnosis:
     return finding("inputs-modified", f"after {call}, the {', '.join(changed)} passed in had changed.")
 

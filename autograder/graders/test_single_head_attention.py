@@ -168,11 +168,11 @@ def test_attention_gradients(student):
     reply = student.run("attention", Q, K, V, grad_args=(0, 1, 2), backward={"index": 0, "grad": seed})
     for index, name in enumerate("QKV"):
         expect.grad_present(reply.arg_grads.get(str(index)), name)
-    expect.within(reply.arg_grads["0"], tol.attention_grad_q(Q, K, V, seed), "the gradient with respect to Q")
+    expect.gradient_within(reply.arg_grads["0"], tol.attention_grad_q(Q, K, V, seed), "the gradient with respect to Q")
     _, grad_K, grad_V = tol.attention_backward(Q, K, V, seed)
     hint = "This check compares the gradients with respect to K and V with those of the reference attention."
-    expect.within(reply.arg_grads["1"], grad_K, "the gradient with respect to K", hint)
-    expect.within(reply.arg_grads["2"], grad_V, "the gradient with respect to V", hint)
+    expect.gradient_within(reply.arg_grads["1"], grad_K, "the gradient with respect to K", hint)
+    expect.gradient_within(reply.arg_grads["2"], grad_V, "the gradient with respect to V", hint)
 
 
 @pytest.mark.question("attention")
@@ -406,5 +406,5 @@ def test_layer_gradients(student):
         expect.grad_present(grad, name)
     references = tol.layer_backward(x_q, x_kv, *params.values(), seed)
     for (name, grad), reference in zip(grads, references):
-        expect.within(grad, reference, f"the gradient with respect to {name}", "This check compares each "
+        expect.gradient_within(grad, reference, f"the gradient with respect to {name}", "This check compares each "
                       "gradient with the reference layer's (project, score, scale by 1/sqrt(d_k), softmax, mix).")

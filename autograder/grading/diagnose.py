@@ -66,6 +66,7 @@ def explain_failure(student, since: int, fault) -> tuple[Diagnosis, ...]:
     window = range(since, len(diagnoser))
     found += changed_inputs(diagnoser, window)
     found += cut_graph(diagnoser, window, getattr(fault, "no_gradient", None))
+    found += backward_differs(diagnoser, window, getattr(fault, "wrong_gradient", None))
     found += backward_without_graph(diagnoser, window, str(fault))
     found += biases(student, window)
     kept: dict[str, Diagnosis] = {}
@@ -137,6 +138,19 @@ def cut_graph(diagnoser: Diagnoser, window: range, missing: str | None) -> list[
         return []
     shown = diagnoser.observations[last].probe.describe()
     return [structural.graph_cut(f"{shown} returns the right result, but no gradient reaches {missing}")]
+
+
+def backward_differs(diagnoser: Diagnoser, window: range, wrong: str | None) -> list[Diagnosis]:
+    """A gradient is wrong although the call's result is right: the backward pass does not follow the forward
+    computation (a wrong result would explain a wrong gradient, so nothing is said then)."""
+    if not wrong or not len(window):
+        return []
+    last = window[-1]
+    if diagnoser.observations[last].raised or not diagnoser.right(last):
+        return []
+    shown = diagnoser.observations[last].probe.describe()
+    return [structural.backward_differs(f"{shown} returns the right result, but {wrong} is not the derivative "
+                                        "of that result")]
 
 
 NO_GRAPH = "does not require grad and does not have a grad_fn"

@@ -59,6 +59,16 @@ def within(value: object, reference: tuple, what: str, hint: str = "") -> torch.
     return tensor
 
 
+def gradient_within(value: object, reference: tuple, what: str, hint: str = "") -> torch.Tensor:
+    """`within` for a gradient. The fault says which gradient is wrong; whether the backward pass is what is
+    wrong is for the diagnosis to say (grading/diagnose.py: only when the call's result itself is right)."""
+    try:
+        return within(value, reference, what, hint)
+    except StudentFault as fault:
+        fault.wrong_gradient = what
+        raise
+
+
 def same_each_time(outputs: tuple, what: str) -> None:
     """Identical calls must give identical results: anything else is randomness (dropout left on,
     random numbers) and a grader cannot check a random answer."""

@@ -6,7 +6,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = ("Writes its own tanh as a torch.autograd.Function whose backward multiplies by 1 - tanh instead of "
            "1 - tanh^2: the scores are right, every gradient is present, but all of them are wrong.")
-MISTAKE_ID = 'graph-cut'
+MISTAKE_ID = 'backward-differs'
 CODE = '''
 class _Tanh(torch.autograd.Function):
     @staticmethod

@@ -6,7 +6,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = ("Computes attention in a torch.autograd.Function whose hand-written backward is right for Q and V but "
            "leaves the 1/sqrt(d_k) scale out of the gradient for K.")
-MISTAKE_ID = 'graph-cut'
+MISTAKE_ID = 'backward-differs'
 CODE = '''
 class _Attention(torch.autograd.Function):
     @staticmethod

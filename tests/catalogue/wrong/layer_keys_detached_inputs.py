@@ -6,7 +6,7 @@ CAUGHT_BY = [
 ]
 MISTAKE = ("Projects the keys from x_kv.detach(): x_kv still gets a gradient through the values, but the part "
            "that flows through the keys is lost.")
-MISTAKE_ID = 'graph-cut'
+MISTAKE_ID = 'backward-differs'
 CODE = '''
 class SingleHeadAttention(nn.Module):
     def __init__(self, d_model, d_k):
