@@ -34,7 +34,7 @@ HEDGES = frozenset("think guess believe probably maybe perhaps".split())
 # Long sequence and cause words a typo may stand for ("insted", "befor", "becuase"): a missed one would keep
 # the same claim apart, a wrong one cannot join two claims, since both answers must then share the word.
 # Words with a real neighbour one edit away ("neither"/"either", "nothing"/"noting") are left out.
-GUARD_TYPOS = ("instead", "because", "before", "therefore", "without", "earlier")
+GUARD_TYPOS = ("instead", "because", "before", "therefore", "without", "earlier", "infinity")
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())}
@@ -59,7 +59,7 @@ SYNONYMS = {  # meaning-preserving in the lessons' sense; each maps to one repre
     "sum": "sum", "sums": "sum", "summed": "sum", "softmaxes": "softmax", "soft-max": "softmax",
     "masked": "mask", "masking": "mask", "masks": "mask", "weights": "weight", "weighted": "weight",
     "scores": "score", "scoring": "score", "gradients": "gradient", "grads": "gradient", "grad": "gradient",
-    "rows": "row", "columns": "column", "cols": "column", "col": "column", "dont": "not", "isnt": "not",
+    "infinity": "inf", "rows": "row", "columns": "column", "cols": "column", "col": "column", "dont": "not", "isnt": "not",
 }
 _MODULE = re.compile(r"\b(?:torch\.nn\.functional|nn\.functional|torch|math|np|numpy|f)\.(?=[a-z_]+\s*\()")
 _CONTRACTIONS = re.compile(r"(\w+)n['’]t\b")
@@ -67,6 +67,7 @@ _UN = re.compile(r"\b(?:un|non-?)(normali[sz]ed|scaled|masked|bounded|weighted|c
                  r"trained|stable|likely)\b")
 _TOKEN = re.compile(r"-?\d+(?:[.,]\d+)?|[a-z_\u00c0-\u024f]+(?:'[a-z]+)?|[*/^@+\-=<>()√∞]")
 _HEDGE = re.compile(r"\b(?:i\s+)?(?:think|guess|believe|probably|maybe|perhaps)\b|\?")
+_MINUS_INFINITY = re.compile(r"\b(?:negative|minus)\s+(?=inf(?:inity)?\b)")
 _LIST_SPLIT = re.compile(r"\s*(?:,|;|\band\b|\bor\b|&)\s*")
 
 
@@ -79,7 +80,7 @@ def _token(word: str) -> str:
     if len(word) >= 5 and word not in ROLES:
         word = _role_typo(word)
     if len(word) >= 5 and word not in NEGATION | ORDER | CAUSE:
-        word = _guard_typo(word)
+        word = SYNONYMS.get(_guard_typo(word), _guard_typo(word))
     if re.fullmatch(r"[a-z]{4,}", word) and word not in SYNONYMS.values():
         word = re.sub(r"i[sz](e|es|ed|ing|ation)$", r"is\1", word)  # -ize / -ise
         if word.endswith("ies"):
@@ -108,10 +109,11 @@ def _guard_typo(word: str) -> str:
 
 def _words(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", review_text(text)).replace("’", "'")
-    text = text.translate(str.maketrans({"−": "-", "–": "-", "—": "-", "×": "*", "·": "*"}))
+    text = text.translate(str.maketrans({"−": "-", "–": "-", "—": "-", "×": "*", "·": "*", "∞": " inf "}))
     text = _CONTRACTIONS.sub(lambda m: "can not" if m.group(1) == "ca" else f"{m.group(1)} not", text)
     text = _MODULE.sub("", text)  # torch.softmax = F.softmax = softmax; math.sqrt = torch.sqrt = sqrt
     text = re.sub(r"'(?:s|re|ll|ve|m|d)\b", " ", text)  # it's = it is: the verb is a stop word either way
+    text = _MINUS_INFINITY.sub("-", text)  # "negative infinity" = "minus inf" = "-inf" (the minus is a signal)
     text = _UN.sub(lambda m: f"not {m.group(1)}", text)
     return [_token(w) for w in _TOKEN.findall(text)]
 

@@ -167,3 +167,12 @@ def test_answers_stating_an_accepted_answers_terms_at_one_suggestion_share_a_gro
     pending[review_text(texts[1])]["suggested"] = 2.0  # another suggestion: apart
     document, to_decide, _ = build_review({"attention": {"att-04": pending}}, {"attention": quiz}, None)
     assert to_decide == 4
+
+
+@pytest.mark.parametrize("spelling", ["-inf", "−∞", "negative infinity", "minus infinity", "-inifinity", "-infinty"])
+def test_minus_infinity_in_any_spelling_is_one_answer_and_never_plus_infinity_or_zero(spelling):
+    base = canonical("set its score to -inf before the softmax")
+    assert near(base, canonical(f"Set its score to {spelling} BEFOR the softmax, I think?"))
+    for other in ("+inf", "infinity", "0", "-1", "-inf after"):
+        assert not near(canonical(f"set its score to {spelling} before the softmax"),
+                        canonical(f"set its score to {other} before the softmax")), other
