@@ -10,6 +10,7 @@ later run; a re-run of `attnkit review` keeps the decisions and adds only new an
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,17 +19,17 @@ import yaml
 
 from .grade import Decision, review_text, rubric_suggestion
 from .model import Quiz
-from .review_meaning import meaning_groups, merge_same_meaning
+from .review_meaning import join_near_readings, meaning_groups, merge_same_meaning
 
 QUEUE = Path(".state") / "quiz" / "review-queue.json"  # not .state/*.json: those are student results
 REVIEW_FILE = "review.yaml"
 HEADER = """\
-# Quiz answers the grader could not judge, grouped by near-identical wording.
+# Quiz answers the grader could not judge, grouped by meaning (wordings that say the same), largest first.
 # For each group, set `score` (0 up to the question's points) and, if you like, `feedback` for the students.
 # Then run the grading again with the same OUT folder: each decision applies to every answer in its group,
 # now and in every later run. A group left without a score stays pending (not 0) in the gradebook.
 # To grade one answer differently from its group, move its line into a new group of its own.
-# `suggested` is what the keyword rubric would give; it is only a hint.
+# `suggested` is what the keyword rubric would give (or what grading read), and `why`; it is only a hint.
 """
 
 
@@ -105,10 +106,38 @@ def read_queue(out_dir: Path) -> dict:
 # --- grouping ------------------------------------------------------------------------------------
 
 def cluster(texts: list[str], weight: dict[str, int] | None = None,
-            meaning: dict[str, str | None] | None = None) -> list[list[str]]:
+            meaning: dict[str, str | None] | None = None, readings: bool = False) -> list[list[str]]:
     """Groups of answers that mean the same (review_meaning.py), largest first: close in wording, or of one
-    meaning as grading read it."""
-    return merge_same_meaning(meaning_groups(texts, weight), meaning or {}, weight)
+    meaning as grading read it (`readings`: free text read with the question's terms)."""
+    groups = merge_same_meaning(meaning_groups(texts, weight), meaning or {}, weight, readings)
+    return join_near_readings(groups, meaning or {}, weight) if readings else groups
+
+
+def anchored(question, entries: dict[str, dict], meaning: dict[str, str | None]) -> dict[str, str]:
+    """Answers that state the key terms of one accepted answer, scored answer or listed misconception, in its
+    order, with other words beside them that turn nothing (no negation, cause, contrast, role word or
+    number), at one suggested score: one group key each. The words beside the terms decide the score, so
+    the teacher still reads every wording; grouping only puts them side by side."""
+    if not question.terms or question.maths is not None or question.code is not None:
+        return {}
+    from .meaning import GUARDS, accepted_structures, lexicon, read_meaning, scored_structures
+    from .review_meaning import HEDGES, ROLES, _words
+
+    lex = lexicon(question.terms, question.languages)
+    anchors = set(accepted_structures(question.accepted, lex)) | set(scored_structures(question.scored, lex))
+    anchors |= {r.terms for r in (read_meaning(m.answer, lex) for m in question.misconceptions) if not r.unknown}
+    keys = {}
+    for text, reading in meaning.items():
+        if not reading or reading.startswith("misconception:"):
+            continue
+        terms = tuple(re.findall(r"<([^<>\s]+)>", reading))
+        beside = re.sub(r"<[^<>\s]+>", " ", reading).split()
+        turning = [w for w in beside if (w in GUARDS and w not in HEDGES) or re.search(r"\d", w)
+                   or any(x in ROLES for x in _words(w))]
+        score = entries[text].get("suggested")
+        if terms in anchors and not turning and isinstance(score, (int, float)):
+            keys[text] = f"§states {' '.join(terms)} at {score:g}"
+    return keys
 
 
 def suggestion(question, entry: dict) -> tuple[float | None, str]:
@@ -169,9 +198,16 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[
                 continue
             weight = {t: len(e.get("students", [])) for t, e in new.items()}
             meaning = {t: e.get("meaning") if isinstance(e.get("meaning"), str) else None for t, e in new.items()}
-            for members in cluster(list(new), weight, meaning):
+            meaning.update(anchored(question, new, meaning))
+            readings = bool(question.terms) and question.maths is None and question.code is None
+            for members in cluster(list(new), weight, meaning, readings):
                 students = sorted({s for t in members for s in new[t].get("students", [])})
                 suggested, why = suggestion(question, new[members[0]])
+                others = sorted({s for s, _ in (suggestion(question, new[t]) for t in members[1:])
+                                 if s is not None and s != suggested})
+                if others:  # grouping never settles a score: the teacher sees that the hints disagree
+                    why = (why + "; " if why else "") + "other answers of this group are suggested " + \
+                        ", ".join(f"{s:g}" for s in others)
                 group = {"score": None, "feedback": ""}
                 if suggested is not None:
                     group["suggested"] = suggested

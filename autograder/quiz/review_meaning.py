@@ -2,11 +2,14 @@
 
 Each answer gets a canonical form under changes that keep its meaning: case, punctuation, spacing, stop
 words, British/American spelling, plurals, a few synonyms, number words ("two" = "2" = "2.0"), the order of
-the items of a list ("keys, queries and values"), contractions ("isn't" = "is not" = "not"). Answers with
+the items of a list ("keys, queries and values"), contractions ("isn't" = "is not" = "not"), hedges ("I think",
+"probably": grading reads a hedged answer as the bare one), typos of role and sequence words. Answers with
 one canonical form share a group; then near-duplicates (typos, one word more or less) join a group, compared
 word by word IN ORDER, so swapped roles ("query ... key" vs "key ... query") or swapped cause and effect do
 not. Two answers never share a group when they differ in a negation, a number, before/after or an order
-word, or in the order of the kit's role words (query, key, value, encoder, decoder, ...).
+word, or in the order of the kit's role words (query, key, value, encoder, decoder, ...). For a free-text
+question with key terms, answers are also compared as grading read them (the question's terms, in every
+language it lists, as one word each, in order), under the same rules.
 """
 from __future__ import annotations
 
@@ -25,6 +28,13 @@ ORDER = frozenset("before after first last then next earlier later above below o
 ROLES = frozenset("query key value encoder decoder row column source target input output softmax mask "
                   "score weight gradient".split())
 CAUSE = frozenset("because cause causes caused so therefore thus hence since lead leads make makes".split())
+# A hedge says how sure the student is, not what they claim: grading reads "i think X" / "X, maybe?" as X
+# (grade.py), so a group does too. "not sure" keeps its "not" (a negation) and stays apart.
+HEDGES = frozenset("think guess believe probably maybe perhaps".split())
+# Long sequence and cause words a typo may stand for ("insted", "befor", "becuase"): a missed one would keep
+# the same claim apart, a wrong one cannot join two claims, since both answers must then share the word.
+# Words with a real neighbour one edit away ("neither"/"either", "nothing"/"noting") are left out.
+GUARD_TYPOS = ("instead", "because", "before", "therefore", "without", "earlier", "infinity")
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())}
@@ -49,13 +59,15 @@ SYNONYMS = {  # meaning-preserving in the lessons' sense; each maps to one repre
     "sum": "sum", "sums": "sum", "summed": "sum", "softmaxes": "softmax", "soft-max": "softmax",
     "masked": "mask", "masking": "mask", "masks": "mask", "weights": "weight", "weighted": "weight",
     "scores": "score", "scoring": "score", "gradients": "gradient", "grads": "gradient", "grad": "gradient",
-    "rows": "row", "columns": "column", "cols": "column", "col": "column", "dont": "not", "isnt": "not",
+    "infinity": "inf", "rows": "row", "columns": "column", "cols": "column", "col": "column", "dont": "not", "isnt": "not",
 }
 _MODULE = re.compile(r"\b(?:torch\.nn\.functional|nn\.functional|torch|math|np|numpy|f)\.(?=[a-z_]+\s*\()")
 _CONTRACTIONS = re.compile(r"(\w+)n['’]t\b")
 _UN = re.compile(r"\b(?:un|non-?)(normali[sz]ed|scaled|masked|bounded|weighted|changed|ordered|related|"
                  r"trained|stable|likely)\b")
 _TOKEN = re.compile(r"-?\d+(?:[.,]\d+)?|[a-z_\u00c0-\u024f]+(?:'[a-z]+)?|[*/^@+\-=<>()√∞]")
+_HEDGE = re.compile(r"\b(?:i\s+)?(?:think|guess|believe|probably|maybe|perhaps)\b|\?")
+_MINUS_INFINITY = re.compile(r"\b(?:negative|minus)\s+(?=inf(?:inity)?\b)")
 _LIST_SPLIT = re.compile(r"\s*(?:,|;|\band\b|\bor\b|&)\s*")
 
 
@@ -67,6 +79,8 @@ def _token(word: str) -> str:
     word = SYNONYMS.get(word, word)
     if len(word) >= 5 and word not in ROLES:
         word = _role_typo(word)
+    if len(word) >= 5 and word not in NEGATION | ORDER | CAUSE:
+        word = SYNONYMS.get(_guard_typo(word), _guard_typo(word))
     if re.fullmatch(r"[a-z]{4,}", word) and word not in SYNONYMS.values():
         word = re.sub(r"i[sz](e|es|ed|ing|ation)$", r"is\1", word)  # -ize / -ise
         if word.endswith("ies"):
@@ -85,12 +99,21 @@ def _role_typo(word: str) -> str:
     return found[0] if found else word
 
 
+@lru_cache(maxsize=65536)
+def _guard_typo(word: str) -> str:
+    from rapidfuzz.distance import OSA
+
+    near = [g for g in GUARD_TYPOS if OSA.distance(word, g, score_cutoff=1) <= 1]
+    return near[0] if len(near) == 1 else word
+
+
 def _words(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", review_text(text)).replace("’", "'")
-    text = text.translate(str.maketrans({"−": "-", "–": "-", "—": "-", "×": "*", "·": "*"}))
+    text = text.translate(str.maketrans({"−": "-", "–": "-", "—": "-", "×": "*", "·": "*", "∞": " inf "}))
     text = _CONTRACTIONS.sub(lambda m: "can not" if m.group(1) == "ca" else f"{m.group(1)} not", text)
     text = _MODULE.sub("", text)  # torch.softmax = F.softmax = softmax; math.sqrt = torch.sqrt = sqrt
     text = re.sub(r"'(?:s|re|ll|ve|m|d)\b", " ", text)  # it's = it is: the verb is a stop word either way
+    text = _MINUS_INFINITY.sub("-", text)  # "negative infinity" = "minus inf" = "-inf" (the minus is a signal)
     text = _UN.sub(lambda m: f"not {m.group(1)}", text)
     return [_token(w) for w in _TOKEN.findall(text)]
 
@@ -100,15 +123,15 @@ def canonical(text: str) -> tuple[str, ...]:
     """The answer's meaning-preserving canonical words. An enumeration of a few words each ("keys, queries
     and values") is sorted; a sequence (commas only, arrows, "then", numbered steps) keeps its order, since
     stages in the wrong order are a wrong answer."""
-    flat = review_text(text)
+    flat = " ".join(_HEDGE.sub(" ", review_text(text)).split()).strip(" ,;:")
     parts = [p for p in _LIST_SPLIT.split(flat) if p and p.strip()]
     enumeration = re.search(r"\b(?:and|or)\b|&", flat) and not re.search(r"→|->|\bthen\b|\d\)|\bfirst\b", flat)
     if enumeration and len(parts) >= 2 and all(
             re.fullmatch(r"[^\W\d]+(?:[\s'/-][^\W\d]+)*\.?", p)  # words only: code and formulas keep their order
-            and len([w for w in _words(p) if w not in STOP]) <= 3 for p in parts):
-        items = sorted(" ".join(w for w in _words(p) if w not in STOP) for p in parts)
+            and len([w for w in _words(p) if w not in STOP and w not in HEDGES]) <= 3 for p in parts):
+        items = sorted(" ".join(w for w in _words(p) if w not in STOP and w not in HEDGES) for p in parts)
         return tuple(w for item in items if item for w in item.split() + [","])[:-1] or ("",)
-    return tuple(w for w in _words(text) if w not in STOP and w != ",")
+    return tuple(w for w in _words(flat) if w not in STOP and w not in HEDGES and w != ",")
 
 
 def signals(words: tuple[str, ...]) -> tuple:
@@ -172,12 +195,33 @@ def meaning_groups(texts: list[str], weight: dict[str, int] | None = None) -> li
     return sorted(merged, key=lambda g: -sum(weight.get(t, 1) for t in g))
 
 
+_TERM = re.compile(r"(<[^<>\s]+>)")
+
+
+def reading_form(reading: str) -> tuple[str, ...]:
+    """Grading's reading of a free-text answer (meaning.py: key terms as <name>, other words as written) in
+    canonical() words: the question's own synonyms (its terms, in every language it lists) first, then
+    stop words, hedges, spelling and plurals of the words no term covers. The order of the terms is kept."""
+    form: list[str] = []
+    for chunk in _TERM.split(reading):
+        if _TERM.fullmatch(chunk):
+            form.append(chunk)
+        else:
+            # a bare "s" is what the reading keeps of "it's": a stop word, as in canonical()
+            form += [w for w in _words(chunk) if w not in STOP and w not in HEDGES and w not in (",", "s")]
+    return tuple(form)
+
+
 def merge_same_meaning(groups: list[list[str]], meaning: dict[str, str | None],
-                       weight: dict[str, int] | None = None) -> list[list[str]]:
+                       weight: dict[str, int] | None = None, readings: bool = False) -> list[list[str]]:
     """Groups joined where two of their answers have one meaning as grading read it (meaning.py's canonical
     reading, the same listed misconception, the same simplified formula, the same computed tensors): such
-    answers say the same thing however they are worded. Largest weight first."""
+    answers say the same thing however they are worded. `readings`: the meanings are free-text readings,
+    compared as reading_form()s. Largest weight first."""
     weight = weight or {}
+    if readings:
+        meaning = {t: m if not m or m.startswith(("misconception:", "§")) else " ".join(reading_form(m)) or None
+                   for t, m in meaning.items()}
     owner: dict[str, int] = {}
     parent = list(range(len(groups)))
 
@@ -197,3 +241,30 @@ def merge_same_meaning(groups: list[list[str]], meaning: dict[str, str | None],
     for index, group in enumerate(groups):
         merged.setdefault(root(index), []).extend(group)
     return sorted(merged.values(), key=lambda g: -sum(weight.get(t, 1) for t in g))
+
+
+def join_near_readings(groups: list[list[str]], meaning: dict[str, str | None],
+                       weight: dict[str, int] | None = None) -> list[list[str]]:
+    """Groups joined where every answer of both reads near every other (near(): same signals, only typos
+    and fillers apart, word by word in order) once the question's terms are read as terms. An answer with no
+    reading keeps its group as it is."""
+    weight = weight or {}
+    forms = {t: reading_form(m) for t, m in meaning.items() if m and not m.startswith(("misconception:", "§"))}
+    joined: list[list[str]] = []
+    for group in groups:
+        if all(t in forms for t in group):
+            home = next((j for j in joined if all(t in forms for t in j) and all(
+                _near_terms(forms[a], forms[b]) for a in group for b in j)), None)
+            if home is not None:
+                home.extend(group)
+                continue
+        joined.append(list(group))
+    return sorted(joined, key=lambda g: -sum(weight.get(t, 1) for t in g))
+
+
+def _near_terms(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """near(), with each key term one word that only the same term equals, in the same place."""
+    if [w for w in a if _TERM.fullmatch(w)] != [w for w in b if _TERM.fullmatch(w)]:
+        return False
+    return near(tuple("§" + w[1:-1] if _TERM.fullmatch(w) else w for w in a),
+                tuple("§" + w[1:-1] if _TERM.fullmatch(w) else w for w in b))
