@@ -8,6 +8,7 @@ grades files that take these routes through the real engine and sandbox.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -56,6 +57,9 @@ ROUTES = {
     "nested tensors": "F.scaled_dot_product_attention(*[torch.nested.nested_tensor([torch.randn(2, 3, 8), "
                       "torch.randn(2, 5, 8)])] * 3)",
     "autocast": "torch.autocast('cpu')(F.scaled_dot_product_attention)(q, k, v)",
+    "torch.onnx.ops.attention": "__import__('torch.onnx.ops', fromlist=['x']).attention(q4, k4, v4, "
+                                "qk_matmul_output_mode=3)",
+    "the ONNX Attention operator": "torch.ops.onnx.Attention.opset23(q4, k4, v4, qk_matmul_output_mode=3)",
     "a jit-traced call": "torch.jit.trace(lambda a, b, c: F.scaled_dot_product_attention(a, b, c), (q, k, v))",
 }
 ALLOWED = {  # what the exercises do must keep working
@@ -184,3 +188,84 @@ def test_cheats_that_hide_the_kernel_from_the_watch_earn_nothing(tmp_path):
             assert scores[test] == 0, f"{name}: {test} scored {scores[test]}"
         flag = {t.test_id.split("::", 1)[1]: t for t in results[name].tests}["test_file_leaves_the_kernel_watch_alone"]
         assert flag.status.lower() == "failed" and "Flagged for your instructor" in flag.output, f"{name} is not flagged"
+
+
+# Every module of the installed torch that defines a function or class named for attention is either switched off
+# by forbid.py (its computing functions are PYTHON_ROUTES, or reach a refused kernel), or computes no attention a
+# child could use; a torch upgrade that adds one fails here until it is looked at.
+ATTENTION_NAME = re.compile(r"attention|attn|sdpa", re.IGNORECASE)
+DEFINES_ATTENTION = re.compile(r"(def|class)\s+\w*(attention|attn|sdpa)", re.IGNORECASE)
+SWITCHED_OFF = {  # module -> why nothing in it computes attention in the child
+    "torch._decomp.decompositions": "its attention decomposition is a PYTHON_ROUTE",
+    "torch._higher_order_ops.flex_attention": "its eager kernels are PYTHON_ROUTES; the rest dispatches to them",
+    "torch.ao.nn.quantizable.modules.activation": "MultiheadAttention.forward and _forward_impl are PYTHON_ROUTES",
+    "torch.ao.nn.quantized.modules.activation": "inherits the quantizable MultiheadAttention's refused forward",
+    "torch.nn.attention.flex_attention": "flex_attention is a PYTHON_ROUTE",
+    "torch.nn.functional": "multi_head_attention_forward is a PYTHON_ROUTE; scaled_dot_product_attention a kernel",
+    "torch.nn.modules.activation": "MultiheadAttention.forward is a PYTHON_ROUTE",
+    "torch.onnx.ops": "attention is a PYTHON_ROUTE",
+    "torch.onnx.ops._impl": "attention_23 is the onnx::Attention operator, refused as a kernel",
+    "torch.nn.attention.experimental._scaled_dot_product_attention_quantized": "calls the refused flash kernel",
+    "torch.nn.attention.experimental._paged_attention": "runs through flex_attention (refused)",
+    "torch.nn.attention.varlen": "calls the refused flash kernel",
+    "torch.nested._internal.sdpa": "nested tensors dispatch to the refused kernels",
+}
+NOT_A_ROUTE = {  # module prefix -> why it computes no attention a child can use
+    "torch._meta_registrations": "shapes of meta tensors, no values",
+    "torch._dynamo.": "torch.compile's tracing (compiling needs a compiler process: none can start in the child)",
+    "torch._inductor.": "torch.compile's code generation (likewise)",
+    "torch._subclasses.fake_utils": "fake tensors: no values",
+    "torch.backends.cuda": "availability checks",
+    "torch.distributed.": "sharding rules and ring attention over the refused kernels (needs a process group)",
+    "torch.nested._internal.nested_tensor": "a sequence-length helper",
+    "torch.nn.attention._": "registration and checks of CUDA flash kernels",
+    "torch.nn.attention": "kernel-choice context managers",
+    "torch.onnx._internal.": "ONNX export: builds graphs, computes nothing",
+    "torch.testing._internal.": "PyTorch's own test inputs and checks",
+    "torch.utils.flop_counter": "FLOP counts",
+    "torch.sparse._triton_ops": "Triton GPU kernels, defined only where Triton is installed (never in the kit's)",
+}
+
+
+def attention_definitions() -> dict[str, list[str]]:
+    """module -> the functions and classes it defines whose names speak of attention (read from the sources)."""
+    import ast
+    from pathlib import Path
+
+    import torch
+
+    root = Path(torch.__file__).parent
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        try:
+            text = path.read_text(encoding="utf-8")
+            if not DEFINES_ATTENTION.search(text):  # most files: no such definition, no parse
+                continue
+            tree = ast.parse(text)
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ATTENTION_NAME.search(node.name):
+                found.setdefault(module, []).append(node.name)
+    return found
+
+
+def test_every_attention_definition_in_torch_is_switched_off_or_no_route():
+    unknown = {module: names for module, names in attention_definitions().items()
+               if module not in SWITCHED_OFF and not any(
+                   module == prefix or (prefix.endswith((".", "_")) and module.startswith(prefix))
+                   for prefix in NOT_A_ROUTE)}
+    assert not unknown, f"attention code in torch that forbid.py does not account for: {unknown}"
+    routed = {module for module, _ in forbid_routes()}
+    assert {m for m, why in SWITCHED_OFF.items() if "PYTHON_ROUTE" in why} <= routed
+
+
+def forbid_routes() -> tuple:
+    """forbid.PYTHON_ROUTES, read from its source (importing forbid.py here would need torch's kernels off)."""
+    import ast
+
+    tree = ast.parse((CHILD_DIR / "forbid.py").read_text(encoding="utf-8"))
+    return next(ast.literal_eval(node.value) for node in tree.body
+                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PYTHON_ROUTES")

@@ -5,13 +5,13 @@ the handout bans must fail inside the child, whatever thread or name reaches it.
 
 - ATen kernels (`F.scaled_dot_product_attention`, its math, flash-for-CPU, efficient, cuDNN and
   overrideable variants, `_native_multi_head_attention`, the transformer encoder fast path,
-  `_masked_softmax`, `_safe_softmax`): a kernel that refuses is registered with `torch.library` for every
+  `_masked_softmax`, `_safe_softmax`; ONNX's `Attention` operator): a kernel that refuses is registered with `torch.library` for every
   dispatch key where PyTorch has one (CPU, autograd, composite, nested, batched, autocast, meta...). The
   dispatcher then runs the refusal whichever Python name, `torch.ops` overload or C++ caller asks.
   The registration handle is leaked on purpose and no Python object refers to it, so it cannot be undone.
 - Python functions that compute attention from plain operations (`F.multi_head_attention_forward`,
   `nn.MultiheadAttention.forward` and the quantizable twin, `flex_attention` and its eager kernels, the
-  decompositions of the fused kernels): their code object is replaced in place, so every reference to
+  decompositions of the fused kernels, `torch.onnx.ops.attention`): their code object is replaced in place, so every reference to
   them anywhere runs the refusal, and the original code is freed.
 
 The zygote runs this before it forks, so every child, and any thread a child starts, inherits it. A call
@@ -33,7 +33,11 @@ MESSAGE = ("{name} is switched off while grading: the exercise is to build atten
 KERNELS = re.compile(r"^aten::(scaled_dot_product_attention|_scaled_dot_product_\w+|_flash_attention_\w+"
                      r"|_efficient_attention_\w+|_cudnn_attention_\w+|_native_multi_head_attention"
                      r"|_transformer_encoder_layer_fwd|_triton_\w*attention|_fused_sdp_choice|_masked_softmax"
-                     r"|_masked_softmax_backward|_safe_softmax)(\.\w+)?$")
+                     r"|_masked_softmax_backward|_safe_softmax)(\.\w+)?$"
+                     r"|^onnx::Attention(\.\w+)?$")  # ONNX's Attention-23: matmul, softmax, matmul in Python
+# Modules that register attention operators when imported: imported first, so that their operators exist and
+# are refused like ATen's (a student importing them later finds them already loaded, and refused).
+REGISTERING = ("torch.onnx.ops",)
 PYTHON_ROUTES = (
     ("torch.nn.functional", "multi_head_attention_forward"),
     ("torch.nn.modules.activation", "MultiheadAttention.forward"),
@@ -46,6 +50,7 @@ PYTHON_ROUTES = (
     ("torch._higher_order_ops.flex_attention", "sdpa_dense_backward"),
     ("torch._decomp.decompositions", "scaled_dot_product_flash_attention_for_cpu"),
     ("torch._decomp.decompositions", "safe_softmax"),
+    ("torch.onnx.ops", "attention"),
 )
 
 REACHED: set[str] = set()
@@ -83,19 +88,27 @@ def _dispatch_keys() -> list[str]:
 
 def _register_kernels() -> list[tuple[str, str]]:
     """One refusing kernel per (operator, key) where PyTorch has a kernel or a composite fills one in."""
-    library = torch._C._dispatch_library("IMPL", "aten", "", "<grader>", 0)
+    for module in REGISTERING:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass
+    libraries: dict[str, object] = {}
     done = []
     keys = _dispatch_keys()  # every key: vmap's decompositions, autocast, nested tensors too
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Overriding a previously registered kernel": that is the point
         for name in _kernel_names():
-            short = name.split("::", 1)[1]
+            namespace, short = name.split("::", 1)
+            if namespace not in libraries:
+                libraries[namespace] = torch._C._dispatch_library("IMPL", namespace, "", "<grader>", 0)
             for key in keys:
                 if torch._C._dispatch_has_kernel_for_dispatch_key(name, key):
-                    library.impl(short, key, _refusing_kernel(name), False)
+                    libraries[namespace].impl(short, key, _refusing_kernel(name), False)
                     done.append((name, key))
-    # The handle would restore PyTorch's kernels when freed: keep one reference that no Python object holds.
-    ctypes.pythonapi.Py_IncRef(ctypes.py_object(library))
+    # A handle would restore PyTorch's kernels when freed: keep one reference that no Python object holds.
+    for library in libraries.values():
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(library))
     return done
 
 
