@@ -129,26 +129,27 @@ def changed_inputs(diagnoser: Diagnoser, window: range) -> list[Diagnosis]:
     return []
 
 
+def right_last_call(diagnoser: Diagnoser, window: range) -> str | None:
+    """The description of the window's last call when its result is right, else None."""
+    if not len(window) or diagnoser.observations[window[-1]].raised or not diagnoser.right(window[-1]):
+        return None
+    return diagnoser.observations[window[-1]].probe.describe()
+
+
 def cut_graph(diagnoser: Diagnoser, window: range, missing: str | None) -> list[Diagnosis]:
     """No gradient reached `missing` although the call's result is right: only a cut graph does that."""
-    if not missing or not len(window):
+    shown = right_last_call(diagnoser, window) if missing else None
+    if shown is None:
         return []
-    last = window[-1]
-    if diagnoser.observations[last].raised or not diagnoser.right(last):
-        return []
-    shown = diagnoser.observations[last].probe.describe()
     return [structural.graph_cut(f"{shown} returns the right result, but no gradient reaches {missing}")]
 
 
 def backward_differs(diagnoser: Diagnoser, window: range, wrong: str | None) -> list[Diagnosis]:
     """A gradient is wrong although the call's result is right: the backward pass does not follow the forward
     computation (a wrong result would explain a wrong gradient, so nothing is said then)."""
-    if not wrong or not len(window):
+    shown = right_last_call(diagnoser, window) if wrong else None
+    if shown is None:
         return []
-    last = window[-1]
-    if diagnoser.observations[last].raised or not diagnoser.right(last):
-        return []
-    shown = diagnoser.observations[last].probe.describe()
     return [structural.backward_differs(f"{shown} returns the right result, but {wrong} is not the derivative "
                                         "of that result")]
 
