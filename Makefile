@@ -8,7 +8,7 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty bench-review \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests \
         sweep mutants sandbox-tools browser-tools clean \
         report-screenshots
 
@@ -24,6 +24,7 @@ help:
 	@echo "make bench-startup                start-up profile (classes of 1, 10, 80, 1000) and one submission vs import torch"
 	@echo "make bench-empty [EMPTY=10000]    time grading a class of empty folders (no sandbox needed)"
 	@echo "make bench-review [REVIEW_CLASS=200]  clear a class's quiz review in headless Chromium; prints the minutes"
+	@echo "make bench-tests                  each hidden test's time per student (cProfile, reference solutions)"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
@@ -87,6 +88,9 @@ bench: setup
 STARTUP_SIZES ?= 1,10,80,1000
 bench-startup: setup
 	$(PY) bench/bench_startup.py --sizes $(STARTUP_SIZES)
+
+bench-tests: setup
+	$(PY) bench/bench_tests.py
 
 REVIEW_CLASS ?= 200
 bench-review: setup

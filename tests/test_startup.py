@@ -190,9 +190,9 @@ def test_in_process_grading_clears_a_clashing_test_module_name_and_leaves_packag
     assert sys.modules.get("test_attention_scores") is not clash and sys.modules["somecourse.conftest"] is packaged
 
 
-def test_the_graders_own_work_done_while_a_child_computes_never_fails_a_student(tmp_path, monkeypatch):
+def test_the_graders_own_work_done_while_a_child_computes_never_fails_a_student(tmp_path, monkeypatch, capfd):
     """What the grading process does while the first child computes (preloading the reports) is its own: if it
-    fails, the student's row is untouched."""
+    fails, the student's row is untouched and the failure is said as the grader's."""
     monkeypatch.setenv("ATTNKIT_INPROCESS", "1")
     submissions = write_class(tmp_path / "class", {"right": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}})
 
@@ -202,6 +202,8 @@ def test_the_graders_own_work_done_while_a_child_computes_never_fails_a_student(
 
     [result] = grade_class(submissions, tmp_path / "out", workers=1, progress=progress)
     assert result.tests and all(t.score == t.max_score for t in result.tests)
+    assert "grader: work done while a child computed failed (ImportError: a report renderer is broken)" in \
+        capfd.readouterr().err
 
 
 def test_workers_judge_the_quiz_code_answers_so_the_coordinator_starts_no_fork_server(tmp_path, monkeypatch):

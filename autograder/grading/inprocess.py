@@ -119,7 +119,7 @@ def grade(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: 
 
     server = launch(chosen, allow_weak, needs_sandbox(todo))
     quizzes = Deferred(_load_quizzes)
-    server.when_idle(Deferred(waiting).run)  # while the first child computes: this process would only wait for it
+    server.when_idle(waiting)  # while the first child computes: this process would only wait for it
     server.when_idle(quizzes.run)
     log = out_dir / "logs" / "worker-0.log"
     try:
