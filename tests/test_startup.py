@@ -254,7 +254,7 @@ print(sorted(m for m in ("sympy", "torch._dynamo", "xdist", "_hypothesis_pytestp
 
 def test_grading_one_submission_loads_no_sympy_dynamo_or_installed_pytest_plugin(tmp_path):
     """What start-up no longer pays for, in a process that grades one submission from scratch: torch's
-    symbolic shapes (sympy) for a seeded backward pass, torch._dynamo for the dispatch watch, installed pytest
+    symbolic shapes (sympy) for a seeded backward pass, torch._dynamo (a mode's first use), installed pytest
     plugins (xdist, hypothesis's), and assertion rewriting of hypothesis's own modules."""
     submissions = write_class(tmp_path / "class", {"right": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}})
     env = {**os.environ, "PYTHONPATH": str(paths.ROOT), profiling.ENV: ""}
