@@ -49,6 +49,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
+from autograder.grading.memo import memoized
 from autograder.grading.probes import random_mask
 from autograder.grading.student import StudentFault, randn, seeded_generator, seeded_inputs as inputs
 
@@ -946,6 +947,7 @@ class Experiment:
         return self.stage("softmax_entropy", (weights,), tol.entropy(weights)).double().mean().item()
 
 
+@memoized  # the same for every student: made once per grading process
 def seeded_made(spec):
     from autograder.sandbox.child.inputs import seeded_randn
     return seeded_randn(spec["$randn"]["shape"], spec["$randn"]["seed"])

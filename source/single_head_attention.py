@@ -47,6 +47,7 @@ import torch
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
 from autograder.diagnosis import structural
+from autograder.grading.memo import memoized
 from autograder.grading.probes import padding, random_mask
 from autograder.grading.student import StudentFault, seeded_inputs as inputs
 
@@ -390,6 +391,7 @@ def module_weights(seed, d_model, d_k):
     return {"W_Q.weight": W_Q, "W_K.weight": W_K, "W_V.weight": W_V}
 
 
+@memoized  # the same for every student: computed once per grading process
 def reference_layer(params, x_q, x_kv, allowed=None):
     """Project (with the projections' own float32 bounds), then attention with the propagated bounds."""
     (Q, dQ), (K, dK), (V, dV) = (tol.linear(x, params[f"{n}.weight"]) for n, x in
@@ -416,6 +418,7 @@ def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(),
     return reply
 
 
+@memoized  # the same for every student: computed once per grading process
 def deep_layer(carry, probes, d_model=12, d_k=9):
     """(params, calls, layouts) for one layer whose scores sit, row by row, at the drawn probes' depths (down to
     -9000 in some query rows, near 0 in others of the same batch: grading/space.py), with the probes' masks.

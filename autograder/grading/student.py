@@ -15,6 +15,7 @@ from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
 from .diagnose import explain_exception, record_call
 from .faults import NotAttempted, StudentFault  # noqa: F401 - graders import them from here
+from .memo import memoized
 from .submissions import SourceFile
 
 
@@ -44,6 +45,7 @@ def seeded_generator(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(probe_seed(seed))
 
 
+@memoized
 def seeded_inputs(seed: int, *shapes: tuple[int, ...]) -> list[torch.Tensor]:
     """Random float32 inputs made in the grader from a seed: the same for every student and every run."""
     generator = seeded_generator(seed)

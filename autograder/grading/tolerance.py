@@ -31,6 +31,7 @@ from __future__ import annotations
 import torch
 
 from ..sandbox.child import seeded
+from .memo import memoized
 
 U = 2.0 ** -24                    # float32 unit roundoff
 TINY = torch.finfo(torch.float32).tiny  # smallest normal float32; below it values may flush to 0
@@ -84,6 +85,7 @@ def mix(weights: torch.Tensor, d_weights: torch.Tensor, V: torch.Tensor, dV: tor
     return out, bound
 
 
+@memoized
 def attention(Q, K, V, allowed=None, scale=None, dQ=0.0, dK=0.0, dV=0.0):
     """Reference (output, weights) of softmax(Q K^T * scale) V and their bounds."""
     scale = K.shape[-1] ** -0.5 if scale is None else scale
@@ -103,6 +105,7 @@ def softmax_backward(w, dw, g, dg: torch.Tensor | float = 0.0):
     return gs, dw * (g - r).abs() + w * (dg + dr) + 2 * U * gs.abs() + TINY
 
 
+@memoized
 def attention_grad_q(Q, K, V, seed, allowed=None, scale=None):
     """d(sum(seed * output)) / dQ for attention, and its bound (the backward of the steps above)."""
     scale = K.shape[-1] ** -0.5 if scale is None else scale
@@ -123,6 +126,7 @@ def entropy(p):
     return terms.sum(-1), bound + TINY
 
 
+@memoized
 def linear(x, W, dx: torch.Tensor | float = 0.0):
     """x @ W^T (an nn.Linear without bias) and its bound."""
     return matmul(x, f64(W).transpose(-2, -1), dx)
@@ -160,6 +164,7 @@ def gradients(fn, tensors: list, seed: torch.Tensor) -> list:
     return result
 
 
+@memoized
 def attention_backward(Q, K, V, seed, allowed=None, scale=None, dQ=0.0, dK=0.0, dV=0.0):
     """Gradients of sum(seed * output) for attention with respect to Q, K and V, each with its bound, given the
     bounds dQ, dK, dV of the operands (from a projection): the backward of the steps of attention() above."""
@@ -179,6 +184,7 @@ def batch_sum(ref: torch.Tensor, bound: torch.Tensor):
     return ref.sum(0), bound.sum(0) + gamma(ref.shape[0]) * ref.abs().sum(0)
 
 
+@memoized
 def layer_backward(x_q, x_kv, W_Q, W_K, W_V, seed, allowed=None):
     """Gradients of sum(seed * output) of the single-head layer with respect to x_q, x_kv, W_Q, W_K, W_V."""
     (Q, dQ), (K, dK), (V, dV) = linear(x_q, W_Q), linear(x_kv, W_K), linear(x_kv, W_V)
