@@ -78,7 +78,7 @@ def quiz_visibilities(folder: Path) -> dict[str, str]:
 
     found: dict[str, str] = {}
     for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]) if folder.is_dir() else []:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         if isinstance(data, dict) and data.get("visibility") is not None:
             found[str(data.get("id", path.stem))] = data["visibility"]
     return found
