@@ -88,7 +88,7 @@ def canonical_source(reading: Reading) -> str:
 
 def spec_fingerprint(spec: CodeSpec) -> str:
     data = json.dumps([EVALUATOR_VERSION, spec.answer, spec.inputs, spec.constants, spec.functions,
-                       spec.variants, sorted(spec.aliases), spec.wrong_names], sort_keys=True)
+                       spec.variants, sorted(spec.aliases), spec.wrong_names, spec.notation], sort_keys=True)
     return hashlib.sha256(data.encode()).hexdigest()[:16]
 
 
@@ -105,6 +105,10 @@ def prepare(question: Question, given: object) -> CodeAnswer | Verdict:
         return Verdict(None, f"The grader could not read this as one PyTorch expression ({problem}); "
                              "your instructor will read it.")
     source = canonical_source(reading)
+    if reading.maths and spec.notation == "code":
+        # right maths is not the PyTorch expression the question asks for; how much it earns is a teacher's call
+        return Verdict(None, f"This reads as maths notation ({reading.shown}), and the question asks for a "
+                             "PyTorch expression; your instructor will read it.")
     for index, listed in enumerate(misconception_sources(question)):
         if listed is not None and written_alike(listed) == written_alike(source):
             # written as the quiz lists it (it may not even run: "Q @ K", "V softmax(score(Q, K))")

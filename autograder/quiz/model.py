@@ -85,6 +85,7 @@ class CodeSpec:
     variants: tuple[str, ...] = ()                 # meanings of score(Q, K); an answer may match any
     aliases: tuple[tuple[str, str], ...] = ()
     wrong_names: tuple[str, ...] = ()              # names that make an answer wrong, not unreadable (e.g. V)
+    notation: str = "any"                          # "code": the question asks for code; maths goes to a person
 
 
 @dataclass(frozen=True)

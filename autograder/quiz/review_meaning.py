@@ -125,10 +125,12 @@ def canonical(text: str) -> tuple[str, ...]:
     stages in the wrong order are a wrong answer."""
     flat = " ".join(_HEDGE.sub(" ", review_text(text)).split()).strip(" ,;:")
     parts = [p for p in _LIST_SPLIT.split(flat) if p and p.strip()]
+    # an item naming two roles is a clause of its own ("values come from the encoder"): its order is the meaning
     enumeration = re.search(r"\b(?:and|or)\b|&", flat) and not re.search(r"→|->|\bthen\b|\d\)|\bfirst\b", flat)
     if enumeration and len(parts) >= 2 and all(
             re.fullmatch(r"[^\W\d]+(?:[\s'/-][^\W\d]+)*\.?", p)  # words only: code and formulas keep their order
-            and len([w for w in _words(p) if w not in STOP and w not in HEDGES]) <= 3 for p in parts):
+            and len([w for w in _words(p) if w not in STOP and w not in HEDGES]) <= 3
+            and sum(w in ROLES for w in _words(p)) <= 1 for p in parts):
         items = sorted(" ".join(w for w in _words(p) if w not in STOP and w not in HEDGES) for p in parts)
         return tuple(w for item in items if item for w in item.split() + [","])[:-1] or ("",)
     return tuple(w for w in _words(flat) if w not in STOP and w not in HEDGES and w != ",")

@@ -138,6 +138,7 @@ QUIZ_SCHEMA: dict[str, Any] = {
                 "variants": {"type": "array", "items": {"enum": ["dot", "scaled_dot"]}},
                 "aliases": _ALIASES,
                 "wrong_names": {"type": "array", "items": _NAME},
+                "notation": {"enum": ["any", "code"]},
             },
         },
         "misconception": {
