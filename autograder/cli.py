@@ -79,12 +79,14 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("left"), TimeRemainingColumn(), console=console) as bar:
         task = bar.add_task("grading", total=None)
+        class_size = [0]
 
         def progress(event: str, done: int, total: int) -> None:
             if event == "start":  # reset: students graded by an earlier run say nothing about the speed now
                 bar.reset(task, total=total, completed=done)
+                class_size[0] = total
             elif event == "waiting":  # on workers or sandboxed children: the import no longer delays grading
-                preload_reports()
+                preload_reports(class_size[0])
             else:
                 bar.advance(task)
 
@@ -154,12 +156,16 @@ def refuse(sentence: str | None) -> None:
         sys.exit(2)
 
 
-def preload_reports() -> None:
-    """Import the report renderers (matplotlib) once grading waits (for the workers, or for the first student's
-    code in the sandbox), so that writing the outputs afterwards is not also paying for the import; not
-    before: in one shard graded here, it would compete with the imports and the collection. In this thread:
-    see ForkServer.when_idle for why no second one."""
+def preload_reports(students: int = 0) -> None:
+    """Import the report renderers (matplotlib, when the class gets charts) once grading waits (for the workers,
+    or for the first student's code in the sandbox), so that writing the outputs afterwards is not also paying
+    for the import; not before: in one shard graded here, it would compete with the imports and the
+    collection. In this thread: see ForkServer.when_idle for why no second one."""
     import autograder.reporting.outputs  # noqa: F401, PLC0415
+    from autograder.reporting.class_report import CHARTS_MIN_STUDENTS  # noqa: PLC0415
+
+    if students >= CHARTS_MIN_STUDENTS:
+        import autograder.reporting.plots  # noqa: F401, PLC0415
 
 
 def report_roster(joined, out: Path) -> None:

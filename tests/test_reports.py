@@ -188,6 +188,35 @@ def test_empty_class_renders():
     assert "no students" in plain_summary([])
 
 
+def test_a_class_of_one_gets_its_tables_and_no_charts_and_two_get_charts():
+    """Charts start at two students (a class of one's bars are its table); every figure stays in the tables."""
+    one, two = all_failing_class()[:1], all_failing_class()[:2]
+    report = class_report_html(one)
+    assert not images(report) and "Charts are drawn for 2 or more students" in report
+    assert 'id="pass-rates"' in report and "test_values" in report
+    assert len(images(class_report_html(two))) >= 2 and "Charts are drawn" not in class_report_html(two)
+
+
+def test_grading_one_student_at_the_desk_never_imports_matplotlib(tmp_path):
+    """One late submission: no chart to draw, so matplotlib is not imported at all (it was half a second)."""
+    import subprocess
+    import sys
+
+    from autograder import paths
+
+    folder = tmp_path / "class" / "late"
+    folder.mkdir(parents=True)
+    for name in paths.ASSIGNMENTS:
+        (folder / f"{name}.py").write_text((paths.SOLUTIONS_DIR / name / f"{name}.py").read_text())
+    code = ("import sys\nfrom autograder.cli import main\n"
+            "main(['grade', sys.argv[1], '--out', sys.argv[2]], standalone_mode=False)\n"
+            "print('matplotlib' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path / "class"), str(tmp_path / "out")],
+                         cwd=paths.ROOT, capture_output=True, text=True)
+    assert (tmp_path / "out" / "report.html").is_file(), run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == "False", run.stdout[-2000:]
+
+
 # ---------- (c) everyone fails; grader problems and a weak sandbox ----------
 
 def all_failing_class() -> list[StudentResult]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from ..results import StudentResult
 from ..sandbox.isolation import notice
-from . import heatmap, plots
+from . import heatmap
 from .attention import GRADER, counts, needs_attention
 from .class_stats import (ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes, grader_problems,
                           item_analysis, percent, score_overview, test_stats, undiagnosed_failures, weak_isolation)
@@ -99,9 +99,28 @@ def heatmap_section(results: list[StudentResult]) -> str:
             "question's points the student earned; hover for points and reasons.</p>" + heatmap.heatmap_html(results))
 
 
+# A chart of a class of one shows nothing its tables do not (one bar at 0 or 100%); it is also the most
+# expensive part of grading one late submission, so it is drawn from two students on.
+CHARTS_MIN_STUDENTS = 2
+NO_CHARTS = (f'<p class="muted no-charts">Charts are drawn for {CHARTS_MIN_STUDENTS} or more students; the '
+             "table below has every figure.</p>")
+
+
+def charts(results) -> "object | None":
+    """The chart module (matplotlib) when this class gets charts, else None."""
+    if len(results) < CHARTS_MIN_STUDENTS:
+        return None
+    from . import plots  # noqa: PLC0415 - matplotlib: imported only when a chart is drawn
+
+    return plots
+
+
 def distribution_section(results: list[StudentResult]) -> str:
     if not results:
         return ""
+    plots = charts(results)
+    if plots is None:
+        return ""  # one student: the heatmap and the gradebook hold the score
     chart = plots.score_histogram_png([percent(r) for r in results])
     return '<h2 id="distribution">Score distribution</h2>' + image(chart, "histogram of total scores")
 
@@ -118,8 +137,10 @@ def pass_rate_section(results: list[StudentResult]) -> str:
         return '<h2 id="tests">Pass rate of every grader test</h2><p>No tests were run.</p>'
     rated = [s for s in stats if s.pass_rate is not None]
     targets = {t.test_id: t.tags for r in results for t in r.tests}
-    chart = image(plots.pass_rate_png([s.test_id.split("::")[-1] for s in rated], [s.pass_rate for s in rated],
-                                      [s.assignment for s in rated]), "bar chart of pass rates") if rated else ""
+    plots = charts(results)
+    chart = "" if not rated else NO_CHARTS if plots is None else image(plots.pass_rate_png(
+        [s.test_id.split("::")[-1] for s in rated], [s.pass_rate for s in rated], [s.assignment for s in rated]),
+        "bar chart of pass rates")
     rows, group = [], None
     for s in stats:
         if (s.assignment, s.question) != group:
@@ -143,7 +164,9 @@ def mistakes_section(results: list[StudentResult]) -> str:
             "one. Test tags say what a check targets and are not counted here.</p>")
     if not mistakes:
         return head + '<p id="no-diagnoses">No failed check named a mistake.</p>'
-    chart = image(plots.mistakes_png(mistakes[:15]), "bar chart of students per diagnosed mistake")
+    plots = charts(results)
+    chart = NO_CHARTS if plots is None else image(plots.mistakes_png(mistakes[:15]),
+                                                  "bar chart of students per diagnosed mistake")
     none = '<span class="muted">—</span>'
     rows = [[esc(m.title), f"<code>{esc(m.mistake)}</code>", num(len(m.made)), esc(", ".join(m.made)) or none,
              esc(", ".join(m.possible)) or none,
@@ -197,6 +220,8 @@ def item_section(results: list[StudentResult]) -> str:
     for quiz_id in large:
         quiz = quizzes[quiz_id]
         parts.append(f"<h3>Quiz {esc(quiz_id)} ({quiz[0].takers} students with a readable answers file)</h3>")
+        from . import plots  # noqa: PLC0415 - shown for 30 or more takers only: a class gets charts there
+
         parts.append(image(plots.item_statistics_png(quiz), f"difficulty and discrimination of each item of {quiz_id}"))
         rows = [[f"<code>{esc(i.question_id)}</code>", num(i.max_score), num(i.takers), num(i.difficulty, "{:.2f}"),
                  num(i.discrimination, "{:.2f}"), '<span class="flag">low discrimination</span>' if i.flagged else ""]
