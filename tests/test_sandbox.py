@@ -412,3 +412,28 @@ def test_a_broken_fork_server_is_replaced_before_the_next_student(how):
         assert printed(run_cells(server, "print('alive=yes')"))["alive"] == "yes"
     finally:
         server.close()
+
+
+def test_the_graders_work_runs_while_the_fork_server_starts_and_costs_the_student_nothing():
+    """The first spawn finds the zygote still importing torch: the grader's idle work runs then (not after,
+    in front of the child), and neither that wait nor that work is taken from the file's time budget."""
+    from autograder.sandbox import SandboxConfig, SandboxLimits
+    from autograder.sandbox.isolation import resolve
+
+    chosen = resolve("auto", False)
+    server = ForkServer(SandboxConfig(isolation=chosen.mode, allow_weak=False,
+                                      limits=SandboxLimits.from_environment()), chosen)
+    server.launch()
+    ran = []
+    server.when_idle(lambda: ran.append(bool(server.hello)))  # False: it ran before the hello
+    server.when_idle(lambda: time.sleep(0.3))  # the grader's own work
+    try:
+        deadline = time.monotonic() + 5.0
+        child = server.spawn(deadline)
+        # torch's import takes the zygote a second or more, so the work runs before its hello; were the hello
+        # ever first, the same work would run once the first request is sent, with the same credit
+        child.request({"op": "load", "module": "p", "filename": "p.py", "cells": ["x = 1"]}, 20)
+        assert len(ran) == 1
+        assert server.credit[deadline] >= 0.3 and child.budget_end >= deadline + 0.3
+    finally:
+        server.close()
