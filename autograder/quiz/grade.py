@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping, Protocol, Union
 
 from .answers import AnswerSheet, read_answer_sheet
 from .choices import read_choice, read_verdict
+from .reasons import choice_doubt, verdict_doubt
 from .code_answers import CodeAnswer, CodeEvaluator, prepare
 from .equivalence import Verdict, compare_formula, read_number
 from .model import AnswerValue, ItemResult, Misconception, Question, Quiz, QuizFormatError, QuizResult
@@ -104,6 +105,12 @@ def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> 
         return _judged_by_person(q, given, context, choice.unclear)
     if choice.unreadable:
         return Outcome(0.0, choice.unreadable)
+    why = choice_doubt(q, choice.value, choice.reason) if choice.reason else ""
+    if why:
+        right = choice.value == q.answer
+        return _judged_by_person(q, given, context, f"{given.strip()!r} gives the letter or text of ({choice.value}) with other words, and {why}",
+                                 Suggestion(q.points if right else 0.0, f"the option is {'right' if right else 'wrong'};"
+                                            f" {why}", None))
     if choice.value == q.answer:
         return Outcome(q.points, "Correct.")
     return _wrong(q, given, context, f"Incorrect: you chose ({choice.value}) {q.option(choice.value).text}.",
@@ -119,6 +126,12 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
         return _judged_by_person(q, given, context, verdict.unclear, suggested)
     if verdict.unreadable:
         return Outcome(0.0, verdict.unreadable)
+    why = verdict_doubt(q, verdict.value, verdict.reason) if verdict.reason else ""
+    if why:
+        right = verdict.value == q.answer
+        return _judged_by_person(q, given, context, f"{given.strip()!r} gives a reason beside its verdict, and {why}",
+                                 Suggestion(q.points if right else 0.0, f"the verdict is {'right' if right else 'wrong'};"
+                                            f" {why}", None))
     return Outcome(q.points, "Correct.") if verdict.value == q.answer else Outcome(0.0, "Incorrect.")
 
 
