@@ -260,8 +260,8 @@ def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Out
 # the answer it hedges is what is graded when that answer is right; anything else is graded as written.
 _HEDGE_BEFORE = re.compile(r"^(?:i\s+think|i\s+guess|i\s+believe|maybe|probably|perhaps|je\s+pense(?:\s+que)?|"
                            r"peut-[êe]tre|creo(?:\s+que)?|quiz[áa]s?|vielleicht|ich\s+glaube|wahrscheinlich)"
-                           r"\s*[,:]?\s+", re.I)
-_HEDGE_AFTER = re.compile(r"(?:\s*[,;]?\s*(?:i\s+think|maybe|probably|not\s+sure|je\s+pense|creo|glaube\s+ich))?"
+                           r"(?:\s*[,:]?\s+(?:it'?s|it\s+is|c'est|es\s+ist|es))?\s*[,:]?\s+", re.I)
+_HEDGE_AFTER = re.compile(r"(?:\s*\?*\s*[,;]?\s*(?:i\s+think|maybe|probably|not\s+sure|je\s+pense|creo|glaube\s+ich))?"
                           r"\s*\?*\s*$", re.I)
 
 

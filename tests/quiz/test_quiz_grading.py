@@ -370,3 +370,19 @@ def test_grade_submission_refuses_links_and_huge_files(mini, tmp_path):
     (folder / "quiz_mini.yaml").write_text("q-mc: b\n" + "#" * (300 << 10), encoding="utf-8")
     huge = grade_submission(mini, folder)
     assert huge.score == 0 and "KiB" in huge.problem
+
+
+_ROOTS = ("la racine carrée de {}", "raiz quadrada de {}", "la raíz cuadrada de {}", "squareroot of {}",
+          "the square root of {}", "I think sqrt({})? maybe", "probably sqrt({})")
+
+
+@pytest.mark.parametrize("form", _ROOTS)
+def test_a_root_in_other_words_is_graded_and_its_siblings_are_not_given_credit(real_quizzes, form):
+    q = next(q for quiz in real_quizzes.values() for q in quiz.questions if q.id == "sc-10")
+    right = grade_question(q, form.format("d_k"))
+    assert (right.score, right.pending) == (q.points, False), right.feedback
+    for sibling in ("d_model", "d_k^2", "1/d_k", "d_k) / 2 * (1"):
+        wrong = grade_question(q, form.format(sibling))
+        assert wrong.score < q.points, (form, sibling, wrong.feedback)
+    negated = grade_question(q, "not " + form.format("d_k"))
+    assert negated.score < q.points, negated.feedback
