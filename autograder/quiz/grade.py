@@ -253,11 +253,13 @@ def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Out
     if isinstance(given, bool) or not isinstance(given, (str, int, float)):
         return Outcome(0.0, "Answer with text.")
     grader = {"maths": _grade_maths, "code": _grade_code, "text": _grade_text}[q.grading]
-    return grader(q, given, context) if q.grading == "text" else _unless_hedged(grader, q, given, context)
+    return _unless_hedged(grader, q, given, context)
 
 
-# A hedge around a number, formula or code answer ("I think 0.25", "maybe 1/8?", "sqrt(d_k), not sure"):
-# the answer it hedges is what is graded when that answer is right; anything else is graded as written.
+# A hedge around an answer ("I think 0.25", "maybe 1/8?", "sqrt(d_k), not sure", "probably a raw compatibility
+# between query i and key j"): the answer it hedges is what is graded when that answer is right (teachers
+# give a right answer its points however sure its writer was); anything else is graded as written, so a
+# hedge inside an answer, or around a wrong one, still goes to a person.
 _HEDGE_BEFORE = re.compile(r"^(?:i\s+think|i\s+guess|i\s+believe|maybe|probably|perhaps|je\s+pense(?:\s+que)?|"
                            r"peut-[êe]tre|creo(?:\s+que)?|quiz[áa]s?|vielleicht|ich\s+glaube|wahrscheinlich)"
                            r"(?:\s*[,:]?\s+(?:it'?s|it\s+is|c'est|es\s+ist|es))?\s*[,:]?\s+", re.I)
@@ -265,9 +267,14 @@ _HEDGE_AFTER = re.compile(r"(?:\s*\?*\s*[,;]?\s*(?:i\s+think|maybe|probably|not\
                           r"\s*\?*\s*$", re.I)
 
 
+def set_aside_hedges(text: str) -> str:
+    """The answer a hedge wraps ("I think it's X?" -> "X"); the text itself when no hedge wraps it."""
+    return _HEDGE_AFTER.sub("", _HEDGE_BEFORE.sub("", text.strip()), count=1).strip()
+
+
 def _unless_hedged(grader, q: Question, given: Any, context: GradingContext) -> Outcome:
     if isinstance(given, str):
-        bare = _HEDGE_AFTER.sub("", _HEDGE_BEFORE.sub("", given.strip()), count=1).strip()
+        bare = set_aside_hedges(given)
         if bare and bare != given.strip():
             outcome = grader(q, bare, context)
             if outcome.score >= q.points and not outcome.pending:

@@ -110,7 +110,7 @@ def groups_of(real_quizzes, qid, texts):
 def test_answers_read_with_the_terms_join_across_typos_and_hedges(real_quizzes):
     same = ["THE DECODR CAN ATEND TO ALL ENCOER STATES INSTED OF ONE FINAL VECTR",
             "the decoder can look at all encoder sates instead of one final vector",
-            "maybe the decoder can look at all encoder states instead of one final vector"]
+            "the decoder can probably look at all encoder states instead of one final vector"]
     apart = ["The decoder can look at one final vector instead of all encoder states",   # reversed
              "the encoder can look at all the decoder states instead of one vector",      # roles swapped
              "the decoder cannot look at all encoder states, only one final vector",      # negated
