@@ -154,7 +154,7 @@ def test_answers_stating_an_accepted_answers_terms_at_one_suggestion_share_a_gro
 
     quiz = real_quizzes["attention"]
     question = quiz.question("att-04")
-    texts = ["projection de Q/K/V, calcul des scores, softmax, somme pondérée des valeurs",
+    texts = ["projection de Q/K/V, calcul rapide des scores, softmax, somme pondérée des valeurs",
              "u project stuff into q k v, dot them up to get scores, softmax it, then weighted-sum the v's.",
              "project, score, softmax, weighted sum, but not of the values",
              "project the encoder, score, softmax, weighted sum"]
