@@ -91,6 +91,7 @@ class Reading:
     unclear: str = ""      # set: a person decides (the answer says something, but not one clear thing)
     unreadable: str = ""   # set: the answer is none of the options / no verdict at all
     reason: str = ""
+    restated: bool = False  # the answer writes the chosen option's whole text, not the letter alone
 
 
 def _one_typo(word: str, known: Iterable[str]) -> list[str]:
@@ -199,6 +200,9 @@ def read_choice(given: object, options: dict[str, str]) -> Reading:
             m.casefold() in options and m.casefold() != letter
             for m in re.findall(r"(?:^|[\s,;(])[(\[]?([a-z])[)\]](?:\s|$)", match.group(2), re.I)):
         return Reading(unclear=f"{given.strip()!r} names another option beside ({letter})")
+    own = normalize_answer(options[letter])
+    if rest.startswith(own) and not rest[len(own):][:1].isalnum():  # "c) O(n²) since every pair is scored"
+        return Reading(letter, reason=rest[len(own):].lstrip(" ,;:.!-").strip(), restated=True)
     return Reading(letter, reason=match.group(2).strip())
 
 
@@ -210,6 +214,6 @@ def _text_then_reason(given: str, text: str, options: dict[str, str]) -> Reading
         named = [i for i, t in options.items() if head in (normalize_answer(t), _bare_text(t))
                  or _bare_text(text[:split.start()]) == _bare_text(t)]
         if len(named) == 1:
-            return Reading(named[0], reason=text[split.end():].strip())
+            return Reading(named[0], reason=text[split.end():].strip(), restated=True)
     return Reading(unclear=f"The grader could not read {given.strip()!r} as one of the options "
                            f"{', '.join(sorted(options))}")

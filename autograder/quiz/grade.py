@@ -105,7 +105,7 @@ def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> 
         return _judged_by_person(q, given, context, choice.unclear)
     if choice.unreadable:
         return Outcome(0.0, choice.unreadable)
-    why = choice_doubt(q, choice.value, choice.reason) if choice.reason else ""
+    why = choice_doubt(q, choice.value, choice.reason, choice.restated) if choice.reason else ""
     if why:
         right = choice.value == q.answer
         return _judged_by_person(q, given, context, f"{given.strip()!r} gives the letter or text of ({choice.value}) with other words, and {why}",

@@ -15,12 +15,14 @@ import re
 import unicodedata
 from typing import Iterable
 
+from .normalize import plain_text
+
 # Words that say nothing of their own, in the course's languages (shorter words are dropped below unless
 # they are numbers or names such as d_k).
 STOP = frozenset("""
 the and that this these those there their them they then than with from into onto what which who whom whose
 when where have been being does also just very much more most some such each both same over about after
-before while would could should will shall here your yours ours
+before while would could should will shall here your yours ours other others too
 the and are was has had can for you any may who how too per via her him his our she its one
 les des une est par sur qui que aux ces ses mes son
 los las del por con una uno sus
@@ -56,8 +58,9 @@ _TOKENS = re.compile(r"\w+")
 
 
 def fold(text: object) -> str:
-    """Lower case, accents dropped, subscripts joined (d_k -> dk), apostrophes closed up (isn't -> isnt)."""
-    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", str(text)).casefold())
+    """Lower case, symbols as words (∞ -> inf), accents dropped, subscripts joined (d_k -> dk), apostrophes
+    closed up (isn't -> isnt)."""
+    decomposed = unicodedata.normalize("NFKD", plain_text(text))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return re.sub(r"(?<=\w)['’](?=\w)|(?<=[^\W_])_+(?=[^\W_])", "", plain)
 
@@ -126,9 +129,11 @@ def verdict_doubt(q, value: bool, reason: str) -> str:
     return doubt(reason, wrong, allowed_stems=[q.prompt]) or _off_topic(reason, [q.prompt, q.explanation])
 
 
-def choice_doubt(q, chosen: str, reason: str) -> str:
+def choice_doubt(q, chosen: str, reason: str, restated: bool = False) -> str:
     """The same for the words after a chosen option: a reason beside the right option must not echo an option
-    not chosen; one beside a wrong option must not echo the right one (the letter may be the slip)."""
+    not chosen; one beside a wrong option must not echo the right one (the letter may be the slip). Where the
+    answer wrote the option's whole text (`restated`), the choice is said twice and the reason may use other
+    words; otherwise it must keep to the course's."""
     texts = {o.id: o.text for o in q.options}
     others = [t for i, t in texts.items() if i != chosen]
     if asks_for_reason(q.prompt) and chosen == q.answer and not set(stems(reason)) <= stems(texts[chosen]):
@@ -137,16 +142,16 @@ def choice_doubt(q, chosen: str, reason: str) -> str:
         return "its words are another option's"
     if chosen != q.answer:
         return doubt(reason, [texts[q.answer]], allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]])
-    return doubt(reason, others, allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]]) or _off_topic(
-        reason, [texts[chosen], q.prompt, q.explanation])
+    return doubt(reason, others, allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]]) or (
+        "" if restated else _off_topic(reason, [texts[chosen], q.prompt, q.explanation]))
 
 
 def _off_topic(reason: str, topic: list[str]) -> str:
-    """A reason that shares no word with the question, its key or its explanation ("b) something else
-    entirely", a reason in a language the key is not written in) is not known to agree with the key."""
-    if stems(reason) & set().union(*(stems(t) for t in topic)):
-        return ""
-    return "its reason shares no word with the question or its key"
+    """A reason is vouched for only in the course's own words: every word it carries is one of the question,
+    its key or its explanation. Any other word ("unidirectional", "b) something else entirely", a reason in a
+    language the key is not written in) could say the opposite, so a person reads it."""
+    new = sorted(stems(reason) - set().union(*(stems(t) for t in topic)))
+    return f"its reason uses words the key does not ({', '.join(new[:6])})" if new else ""
 
 
 def _contains(text: str, option: str) -> bool:

@@ -60,6 +60,9 @@ def _verdict_grid(q):
     never += [f"{w} and {v}" for w, v in itertools.product(_words(right)[:4], wrong_words[:4])]
     never += [f"{w}, not {x}" for w, x in itertools.product(_words(right)[:4], ("really", "always", "quite"))]
     never += [f"{w}, {negate(_explained(q))}" for w in _words(right)[:6]]
+    # the statement with its last word turned into another ("... is typically unidirectional")
+    never += [f"{w}, {q.prompt.strip().rstrip('.').rsplit(' ', 1)[0]} {other}" for w in _words(right)[:6]
+              for other in ("unidirectional", "irrelevant", "impossible", "unrelated", "wrongly", "incorrectly")]
     return full, zero, never
 
 
