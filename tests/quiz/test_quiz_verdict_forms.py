@@ -141,3 +141,25 @@ def test_a_typo_or_a_negation_in_a_verdict_is_read(real_quizzes, given, score):
     q = next(q for q in _questions(real_quizzes, "true_false") if q.answer is True)
     r = grade_question(q, given)
     assert (r.score, r.pending) == (score, False), r.feedback
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from autograder.quiz.choices import read_choice, read_verdict, verdict_words  # noqa: E402
+from autograder.quiz.reasons import doubt  # noqa: E402
+
+_PIECES = st.sampled_from(["true", "false", "not", "no", "es", "vrai", "pas", "n't", "b)", "(a)", ",", " - ", "?",
+                           "because", "but", "the", "second", "one", "option", "I think", "it's", "case", "∞", "d_k",
+                           "O(n²)", "verdadeiro", ":", ".", "é", "", " "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=8).map(" ".join) | st.text(max_size=40))
+def test_reading_a_verdict_or_an_option_never_fails(text):
+    """A grader error would score the answer 0 as 'could not grade': no text may raise while being read."""
+    words = verdict_words(("en", "fr", "es", "de"))
+    verdict = read_verdict(text, words)
+    choice = read_choice(text, {"a": "the encoder", "b": "the decoder", "c": "O(n²)"})
+    for reading in (verdict, choice):
+        assert reading.value is not None or reading.unclear or reading.unreadable
+        doubt(reading.reason, ["the encoder"], ["the decoder"])
