@@ -5,7 +5,9 @@ where it could change the answer's meaning. It goes to a person when it negates,
 ("true, but the rows sum to less than 1"), when it shares a word with a misconception the question names
 ("true, because it uses a causal mask" where the misconception is "all self-attention is causal (masked)"),
 with the statement a false verdict rejects ("false, attention is a hard argmax"), or with an option that
-was not chosen ("b) queries from the encoder"), and whenever the question asks for the reason. Words are
+was not chosen ("b) queries from the encoder"), when it carries a word that is in neither the question, its key
+nor its explanation ("true, encoder self-attention is unidirectional"), and whenever the question asks for
+the reason. Words are
 compared by their first four letters, so "masked" meets "mask" and "normalising" meets "normalises": a
 loose match sends more answers to a person, never fewer.
 """
