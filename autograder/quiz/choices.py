@@ -1,12 +1,15 @@
 """Options and verdicts read the way students write them.
 
-A multiple-choice answer may be the option's letter ("b", "(b)", "B.", "option b"), the letter with its
-text ("b) the decoder", "c) O(n²)") or the text alone. A letter whose text belongs to another option is
-a contradiction a person settles, and so is an answer that names no option ("the second one", a
-paraphrase): only an answer naming two options scores 0 on its own. A true/false answer may be written in any of the quiz's languages
-("vrai", "verdadero", "falsch"). A verdict with a reason ("False: the softmax does that") goes to a person with
-the verdict's score suggested, because a wrong reason costs marks a teacher would take; so does an answer that
-says both, or hedges ("not true", "probably false").
+A multiple-choice answer may be the option's letter ("b", "(b)", "B.", "b,", "option b"), the letter with its
+text ("b) the decoder", "c) O(n²)"), the text alone (articles aside: "a weighted sum of the values"), or its
+place ("the second one"). A letter whose text belongs to another option is a contradiction a person settles,
+and so is an answer that names no option (a paraphrase): only an answer naming two options scores 0 on its
+own. A true/false answer may be written in any of the quiz's languages ("vrai", "verdadero", "falsch"), with
+one typo in a long word ("verdadeiro"), hedged ("probably false?", "true I think"), negated ("not true",
+"it's not the case", "no es verdad", "nicht wahr") or followed by a reason ("False: the softmax does that").
+Words after the choice or verdict come back as its `reason`: grading decides whether it turns anything
+(reasons.py). An answer that says both ways, or opens the verdict ("partly", "depends", "not always"), goes
+to a person.
 """
 from __future__ import annotations
 
@@ -20,23 +23,44 @@ LANGUAGES = ("en", "fr", "es", "de")
 DEFAULT_LANGUAGES = LANGUAGES
 
 VERDICT_WORDS: dict[str, dict[bool, tuple[str, ...]]] = {
-    "en": {True: ("true", "t", "yes", "y", "correct", "right"), False: ("false", "f", "no", "n", "incorrect", "wrong")},
+    "en": {True: ("true", "t", "yes", "y", "yep", "yeah", "yup", "correct", "right"),
+           False: ("false", "f", "no", "n", "nope", "nah", "incorrect", "wrong", "untrue")},
     "fr": {True: ("vrai", "v", "oui", "exact", "correct"), False: ("faux", "non", "incorrect", "inexact")},
-    "es": {True: ("verdadero", "verdadera", "v", "cierto", "cierta", "si", "correcto"),
+    "es": {True: ("verdadero", "verdadera", "verdad", "v", "cierto", "cierta", "si", "correcto"),
            False: ("falso", "falsa", "no", "incorrecto")},
     "de": {True: ("wahr", "w", "ja", "richtig", "stimmt"), False: ("falsch", "nein", "unwahr")},
 }
-# Words that turn a verdict around or leave it open: such an answer is read by a person.
-_OPENERS = frozenset({"not", "never", "maybe", "perhaps", "probably", "partly", "partially", "both", "depends",
-                      "pas", "peut", "quizas", "quiza", "tal", "nicht", "vielleicht", "teilweise"})
+# Words that leave a verdict open: such an answer is read by a person.
+_OPENERS = frozenset({"never", "partly", "partially", "both", "depends", "always", "sometimes", "usually",
+                      "mostly", "quite", "half", "teilweise", "parfois", "depende", "kommt"})
+# One word that turns the verdict after it ("not true", "pas vrai", "nicht wahr", "isn't true").
+_NEGATORS = frozenset({"not", "pas", "nicht"})
 # Words that may stand beside a verdict without saying anything more ("it's true", "the statement is false").
 _BARE = frozenset({"it", "its", "s", "is", "that", "thats", "this", "the", "statement", "answer", "my", "i", "say",
-                   "c", "est", "cest", "es", "das", "ist", "la", "respuesta", "reponse", "antwort", "definitely"})
+                   "c", "est", "cest", "es", "das", "ist", "la", "respuesta", "reponse", "antwort", "definitely",
+                   "ce", "n", "ne", "lo", "eso", "esto", "so", "sure", "totally", "completely", "absolutely"})
+# Said beside a verdict, these only say how sure the student is: "probably false?", "true, I think".
+_HEDGE_HEAD = re.compile(r"^(?:i\s+(?:think|guess|believe|would\s+say|d\s+say)|probably|maybe|perhaps|je\s+(?:pense|crois)"
+                         r"(?:\s+que)?|peut\s*-?\s*etre|probablement|creo(?:\s+que)?|quizas?|probablemente|"
+                         r"ich\s+glaube|vielleicht|wahrscheinlich)\s*[,:]?\s+")
+_HEDGE_TAIL = re.compile(r"(?:[\s,;:.!?-]*(?:i\s+think(?:\s+so)?|i\s+guess|i\s+believe|probably|maybe|not\s+(?:100\s*%\s*)?"
+                         r"sure|je\s+pense|je\s+crois|creo|glaube\s+ich|oder))?[\s?.!]*$")
+# Where a verdict ends and its reason starts: punctuation, a spaced dash, or a word that gives a cause.
+_REASON_START = re.compile(r"\s*(?:[,;:!?.()]|\s[-–—]+\s|[-–—]+\s)\s*|\s+(?=(?:because|since|as|car|parce|porque|"
+                           r"puesto|weil|denn)\b)")
+_NOT_THE_CASE = re.compile(r"^(?:(?:it|that|this)\s*(?:s|is)\s+)?(not\s+)?the\s+case$")
 _OPTION_PREFIX = re.compile(r"^(?:option|answer|choice|reponse|réponse|respuesta|opcion|opción|antwort)\s*[:=]?\s*",
                             re.I)
-_LETTER = re.compile(r"^[(\[]?([a-z])(?:\s*[)\].:\-–—=]|\s*$)\s*(.*)$", re.S | re.I)
+_LETTER = re.compile(r"^[(\[]?([a-z])(?:\s*[)\].:,;\-–—=]|\s*$)\s*(.*)$", re.S | re.I)
 _WORD = re.compile(r"[^\W\d_]+")
 _SEVERAL = re.compile(r"^[(\[]?[a-z][)\]]?(?:\s*(?:,|;|/|&|and|or|et|ou|y|o|und|oder)\s*[(\[]?[a-z][)\]]?)+\.?$", re.I)
+_PLACES = {1: ("first", "1st", "premiere", "premier", "primera", "primero", "erste"),
+           2: ("second", "2nd", "deuxieme", "seconde", "segunda", "segundo", "zweite"),
+           3: ("third", "3rd", "troisieme", "tercera", "tercero", "dritte"),
+           4: ("fourth", "4th", "quatrieme", "cuarta", "cuarto", "vierte")}
+_PLACE = re.compile(r"^(?:the|la|le|el|die|der|das)?\s*([a-z0-9]+)\s*(?:one|option|answer|choice|reponse|opcion|"
+                    r"respuesta|antwort)?$")
+_ARTICLES = frozenset("the a an le la les l un une el los las una der die das ein eine".split())
 
 
 def verdict_words(languages: Iterable[str], extra: dict[bool, Iterable[str]] | None = None) -> dict[str, bool]:
@@ -61,10 +85,52 @@ def _plain(text: str) -> str:
 
 @dataclass(frozen=True)
 class Reading:
-    """What an answer says: a choice (option id, or True/False), or why a person must read it."""
+    """What an answer says: a choice (option id, or True/False), or why a person must read it. `reason`: the
+    words written after the choice, for grading to weigh (empty when there are none)."""
     value: object = None
     unclear: str = ""      # set: a person decides (the answer says something, but not one clear thing)
     unreadable: str = ""   # set: the answer is none of the options / no verdict at all
+    reason: str = ""
+    restated: bool = False  # the answer writes the chosen option's whole text, not the letter alone
+
+
+def _one_typo(word: str, known: Iterable[str]) -> list[str]:
+    """Known words one edit (insertion, deletion, substitution) away from `word`."""
+    def near(a: str, b: str) -> bool:
+        if abs(len(a) - len(b)) > 1:
+            return False
+        if len(a) == len(b):
+            return sum(x != y for x, y in zip(a, b)) == 1
+        short, long_ = sorted((a, b), key=len)
+        return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+    return [k for k in known if len(k) >= 6 and near(word, k)]
+
+
+def _head_verdict(head: str, words: dict[str, bool]) -> tuple[bool | None, str]:
+    """The verdict a few words state ("it's not true", "no es verdad", "falsch"), or None and why not."""
+    tokens = _WORD.findall(head)
+    if _NOT_THE_CASE.match(" ".join(tokens)):
+        return _NOT_THE_CASE.match(" ".join(tokens)).group(1) is None, ""
+    if tokens[:2] == ["no", "es"] and len(tokens) > 2:  # Spanish "no es verdad": the "no" negates
+        tokens = ["not"] + tokens[1:]
+    values, negators = [], 0
+    for token in tokens:
+        if token in _NEGATORS:
+            if values:  # "true not" says nothing plain
+                return None, "a negation after the verdict"
+            negators += 1
+        elif token in words and (len(token) > 1 or len(tokens) == 1):  # "n" alone is "no"; in "n'est", French
+            values.append(words[token])
+        elif token in _OPENERS:
+            return None, "it leaves the verdict open"
+        elif token not in _BARE:
+            near = {words[k] for k in _one_typo(token, words)}
+            if len(near) != 1:
+                return None, "a word that is not a verdict"
+            values.append(near.pop())
+    if not values or len(set(values)) > 1 or negators > 1:
+        return None, "no single verdict"
+    return values[0] != bool(negators), ""
 
 
 def read_verdict(given: object, words: dict[str, bool]) -> Reading:
@@ -72,18 +138,31 @@ def read_verdict(given: object, words: dict[str, bool]) -> Reading:
         return Reading(given)
     if not isinstance(given, str):
         return Reading(unreadable=f"Answer with true or false (got {given!r}).")
-    tokens = _WORD.findall(_plain(given))
-    said = [words[t] for t in tokens if t in words]
-    if not said:
+    text = re.sub(r"n['’]t\b", " not", _plain(" ".join(given.split())))
+    text = _HEDGE_TAIL.sub("", _HEDGE_HEAD.sub("", text), count=1).strip()
+    if not [t for t in _WORD.findall(text) if t in words or _one_typo(t, words)] and not _NOT_THE_CASE.match(
+            " ".join(_WORD.findall(text))):
         return Reading(unclear=f"The grader could not read {given.strip()!r} as true or false")
-    first = words.get(tokens[0]) if tokens else None
-    if len(set(said)) > 1 or first is None or any(t in _OPENERS for t in tokens):
+    split = _REASON_START.search(text)
+    head, reason = (text[:split.start()], text[split.end():]) if split else (text, "")
+    if split and not head.strip():  # "(true)", "- false": the verdict comes after the opening sign
+        return read_verdict(text[split.end():], words) if text[split.end():] != text else Reading(
+            unclear=f"{given.strip()!r} does not say plainly true or false")
+    value, why = _head_verdict(head, words)
+    if value is None:
+        return Reading(unclear=f"{given.strip()!r} does not say plainly true or false ({why})")
+    reason = _HEDGE_TAIL.sub("", reason, count=1).strip()
+    reason_tokens = re.sub(r"n['’]t\b", " not", reason)
+    stated = {words[t] for t in _WORD.findall(reason_tokens) if t in words and len(t) > 1}
+    if stated - {value} or any(t in _NEGATORS for t in _WORD.findall(reason_tokens)[:1]):
         return Reading(unclear=f"{given.strip()!r} does not say plainly true or false")
-    if [t for t in tokens if t not in words and t not in _BARE]:
-        # "True, because it uses a causal mask": the reason is free text, and a wrong reason costs marks
-        # a teacher would take; its meaning is not pinned down, so a person reads it (the verdict suggested)
-        return Reading(first, unclear=f"{given.strip()!r} gives a reason beside its verdict")
-    return Reading(first)
+    if reason and all(t in words or t in _BARE for t in _WORD.findall(reason)) and _WORD.findall(reason):
+        reason = ""  # "no, false", "true. it's true": the verdict said again
+    return Reading(value, reason=reason)
+
+
+def _bare_text(text: str) -> str:
+    return " ".join(w for w in normalize_answer(text).split() if w not in _ARTICLES)
 
 
 def read_choice(given: object, options: dict[str, str]) -> Reading:
@@ -92,16 +171,23 @@ def read_choice(given: object, options: dict[str, str]) -> Reading:
         return Reading(unreadable=f"Answer with one option id ({', '.join(options)}).")
     text = _OPTION_PREFIX.sub("", given.strip())
     by_text = {normalize_answer(t): i for i, t in options.items()}
+    by_bare = {_bare_text(t): i for i, t in options.items()}
     whole = normalize_answer(text)
     if whole in by_text:  # the text alone ("a weighted sum of values" is not the letter a)
         return Reading(by_text[whole])
+    if len(by_bare) == len(options) and _bare_text(text) in by_bare:  # "a weighted sum of the values"
+        return Reading(by_bare[_bare_text(text)])
+    place = _PLACE.match(_plain(whole))
+    if place:
+        places = [n for n, spelled in _PLACES.items() if place.group(1) in spelled]
+        if places and places[0] <= len(options):  # "the second one": options are shown in the quiz's order
+            return Reading(list(options)[places[0] - 1])
     if _SEVERAL.match(text) and all(c.casefold() in options for c in re.findall(r"\b[a-z]\b", text, re.I)
                                     if c.casefold() not in ("y", "o")):
         return Reading(unreadable=f"{given!r} names more than one option: answer with one.")
     match = _LETTER.match(text)
-    if match is None or match.group(1).casefold() not in options:  # prose, a paraphrase: a person reads it
-        return Reading(unclear=f"The grader could not read {given.strip()!r} as one of the options "
-                               f"{', '.join(sorted(options))}")
+    if match is None or match.group(1).casefold() not in options:
+        return _text_then_reason(given, text, options)
     letter, rest = match.group(1).casefold(), normalize_answer(match.group(2))
     if not rest or rest == normalize_answer(options[letter]):
         return Reading(letter)
@@ -110,6 +196,24 @@ def read_choice(given: object, options: dict[str, str]) -> Reading:
         return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with the text of option ({named})")
     if _LETTER.match(match.group(2)) and _LETTER.match(match.group(2)).group(1).casefold() in options:
         return Reading(unreadable=f"{given!r} names more than one option: answer with one.")
-    if rest.startswith(normalize_answer(options[letter])):
-        return Reading(letter)  # "c) O(n²) since every pair is scored": the choice, then a reason
-    return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with other words than its text")
+    if re.search(r"(?:^|[\s,;(])[(\[]?([a-z])[)\]](?:\s|$)", match.group(2), re.I) and any(
+            m.casefold() in options and m.casefold() != letter
+            for m in re.findall(r"(?:^|[\s,;(])[(\[]?([a-z])[)\]](?:\s|$)", match.group(2), re.I)):
+        return Reading(unclear=f"{given.strip()!r} names another option beside ({letter})")
+    own = normalize_answer(options[letter])
+    if rest.startswith(own) and not rest[len(own):][:1].isalnum():  # "c) O(n²) since every pair is scored"
+        return Reading(letter, reason=rest[len(own):].lstrip(" ,;:.!-").strip(), restated=True)
+    return Reading(letter, reason=match.group(2).strip())
+
+
+def _text_then_reason(given: str, text: str, options: dict[str, str]) -> Reading:
+    """An option's text, then a reason: "O(n²) - every query is scored against every key"."""
+    split = re.search(r"\s+[-–—]+\s+|[,;:](?:\s|$)|\s+(?=(?:because|since|as)\b)", text)
+    if split:
+        head = normalize_answer(text[:split.start()])
+        named = [i for i, t in options.items() if head in (normalize_answer(t), _bare_text(t))
+                 or _bare_text(text[:split.start()]) == _bare_text(t)]
+        if len(named) == 1:
+            return Reading(named[0], reason=text[split.end():].strip(), restated=True)
+    return Reading(unclear=f"The grader could not read {given.strip()!r} as one of the options "
+                           f"{', '.join(sorted(options))}")

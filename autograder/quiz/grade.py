@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping, Protocol, Union
 
 from .answers import AnswerSheet, read_answer_sheet
 from .choices import read_choice, read_verdict
+from .reasons import choice_doubt, verdict_doubt
 from .code_answers import CodeAnswer, CodeEvaluator, prepare
 from .equivalence import Verdict, compare_formula, read_number
 from .model import AnswerValue, ItemResult, Misconception, Question, Quiz, QuizFormatError, QuizResult
@@ -104,6 +105,12 @@ def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> 
         return _judged_by_person(q, given, context, choice.unclear)
     if choice.unreadable:
         return Outcome(0.0, choice.unreadable)
+    why = choice_doubt(q, choice.value, choice.reason, choice.restated) if choice.reason else ""
+    if why:
+        right = choice.value == q.answer
+        return _judged_by_person(q, given, context, f"{given.strip()!r} gives the letter or text of ({choice.value}) with other words, and {why}",
+                                 Suggestion(q.points if right else 0.0, f"the option is {'right' if right else 'wrong'};"
+                                            f" {why}", None))
     if choice.value == q.answer:
         return Outcome(q.points, "Correct.")
     return _wrong(q, given, context, f"Incorrect: you chose ({choice.value}) {q.option(choice.value).text}.",
@@ -119,6 +126,12 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
         return _judged_by_person(q, given, context, verdict.unclear, suggested)
     if verdict.unreadable:
         return Outcome(0.0, verdict.unreadable)
+    why = verdict_doubt(q, verdict.value, verdict.reason) if verdict.reason else ""
+    if why:
+        right = verdict.value == q.answer
+        return _judged_by_person(q, given, context, f"{given.strip()!r} gives a reason beside its verdict, and {why}",
+                                 Suggestion(q.points if right else 0.0, f"the verdict is {'right' if right else 'wrong'};"
+                                            f" {why}", None))
     return Outcome(q.points, "Correct.") if verdict.value == q.answer else Outcome(0.0, "Incorrect.")
 
 
@@ -240,21 +253,28 @@ def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Out
     if isinstance(given, bool) or not isinstance(given, (str, int, float)):
         return Outcome(0.0, "Answer with text.")
     grader = {"maths": _grade_maths, "code": _grade_code, "text": _grade_text}[q.grading]
-    return grader(q, given, context) if q.grading == "text" else _unless_hedged(grader, q, given, context)
+    return _unless_hedged(grader, q, given, context)
 
 
-# A hedge around a number, formula or code answer ("I think 0.25", "maybe 1/8?", "sqrt(d_k), not sure"):
-# the answer it hedges is what is graded when that answer is right; anything else is graded as written.
+# A hedge around an answer ("I think 0.25", "maybe 1/8?", "sqrt(d_k), not sure", "probably a raw compatibility
+# between query i and key j"): the answer it hedges is what is graded when that answer is right (teachers
+# give a right answer its points however sure its writer was); anything else is graded as written, so a
+# hedge inside an answer, or around a wrong one, still goes to a person.
 _HEDGE_BEFORE = re.compile(r"^(?:i\s+think|i\s+guess|i\s+believe|maybe|probably|perhaps|je\s+pense(?:\s+que)?|"
                            r"peut-[êe]tre|creo(?:\s+que)?|quiz[áa]s?|vielleicht|ich\s+glaube|wahrscheinlich)"
-                           r"\s*[,:]?\s+", re.I)
-_HEDGE_AFTER = re.compile(r"(?:\s*[,;]?\s*(?:i\s+think|maybe|probably|not\s+sure|je\s+pense|creo|glaube\s+ich))?"
+                           r"(?:\s*[,:]?\s+(?:it'?s|it\s+is|c'est|es\s+ist|es))?\s*[,:]?\s+", re.I)
+_HEDGE_AFTER = re.compile(r"(?:\s*\?*\s*[,;]?\s*(?:i\s+think|maybe|probably|not\s+sure|je\s+pense|creo|glaube\s+ich))?"
                           r"\s*\?*\s*$", re.I)
+
+
+def set_aside_hedges(text: str) -> str:
+    """The answer a hedge wraps ("I think it's X?" -> "X"); the text itself when no hedge wraps it."""
+    return _HEDGE_AFTER.sub("", _HEDGE_BEFORE.sub("", text.strip()), count=1).strip()
 
 
 def _unless_hedged(grader, q: Question, given: Any, context: GradingContext) -> Outcome:
     if isinstance(given, str):
-        bare = _HEDGE_AFTER.sub("", _HEDGE_BEFORE.sub("", given.strip()), count=1).strip()
+        bare = set_aside_hedges(given)
         if bare and bare != given.strip():
             outcome = grader(q, bare, context)
             if outcome.score >= q.points and not outcome.pending:

@@ -162,19 +162,32 @@ def read_meaning(text: object, lex: Lexicon) -> MeaningReading:
     return MeaningReading(tuple(stated), tuple(unknown), tuple(corrected), " ".join(canonical))
 
 
+# A typo is never read as the word with a negating prefix dropped or added: "unormalized" is not "normalized".
+_NEGATING = ("un", "non", "dis")
+
+
+def _negated(word: str) -> bool:
+    return word.startswith(_NEGATING)
+
+
 def _correct_typos(tokens: list[str], lex: Lexicon) -> tuple[list[str], list[tuple[str, str]]]:
     from rapidfuzz.distance import OSA
 
     vocabulary = [w for w in lex.vocabulary if len(w) >= TYPO_MIN_LENGTH and w not in GUARDS]
+    prefixes = [p for p in lex.prefixes if len(p) >= TYPO_MIN_LENGTH and p not in GUARDS]
     known = lex.vocabulary | lex.fillers | GUARDS
     out, corrected = [], []
     for token in tokens:
         if len(token) >= TYPO_MIN_LENGTH and token.isalpha() and token not in known \
                 and not any(token.startswith(w) for w in lex.prefixes):
-            near = [w for w in vocabulary if OSA.distance(token, w, score_cutoff=1) <= 1]
+            near = {w for w in vocabulary if OSA.distance(token, w, score_cutoff=1) <= 1}
+            # a prefix term ("unnormaliz*") read from the token's start: "unormalized" -> "unnormalized"
+            near |= {p + token[cut:] for p in prefixes for cut in (len(p) - 1, len(p), len(p) + 1)
+                     if cut < len(token) and OSA.distance(token[:cut], p, score_cutoff=1) <= 1}
+            near = {w for w in near if _negated(w) == _negated(token)}
             if len(near) == 1:
-                corrected.append((token, near[0]))
-                token = near[0]
+                corrected.append((token, next(iter(near))))
+                token = corrected[-1][1]
         out.append(token)
     return out, corrected
 

@@ -53,7 +53,7 @@ _POWER_BRACED = re.compile(r"\^\s*\{([^{}]*)\}")
 _SUB_BRACED = re.compile(r"_\s*\{([^{}]*)\}")
 
 _WORDS = [  # (pattern on casefolded text, replacement); order matters
-    (r"\bsquare\s+root\s+of\b", " sqrt "), (r"\bsquare\s+root\b", " sqrt "), (r"\bsqrt\s+of\b", " sqrt "),
+    (r"\bsquare\s*root\s+of\b", " sqrt "), (r"\bsquare\s*root\b", " sqrt "), (r"\bsqrt\s+of\b", " sqrt "),
     (r"\broot\s+of\b", " sqrt "), (r"\broot\b", " sqrt "), (r"\bdivided\s+by\b", " / "), (r"\bover\b", " / "),
     (r"\bmultiplied\s+by\b", " · "), (r"\btimes\b", " · "), (r"\bto\s+the\s+power\s+of\b", " ^ "),
     (r"\bsquared\b", " ^ 2 "), (r"(?<!\.)\btransposed?\b(?!\s*\()", " ^T "),
@@ -63,7 +63,7 @@ _WORDS = [  # (pattern on casefolded text, replacement); order matters
     (r"\beighth\b", " (1/8) "),
     # The same in the other languages of the course (fr, es, de): numbers and roots as students write them.
     (r"\bracine\s+carr[ée]e\s+de\b", " sqrt "), (r"\bracine\s+de\b", " sqrt "),
-    (r"\b(?:la\s+)?ra[íi]z\s+cuadrada\s+de\b", " sqrt "), (r"\b(?:die\s+)?(?:quadrat)?wurzel\s+(?:aus|von)\b", " sqrt "),
+    (r"\b(?:la\s+)?ra[íi]z\s+(?:cuadrada|quadrada)\s+de\b", " sqrt "), (r"\b(?:die\s+)?(?:quadrat)?wurzel\s+(?:aus|von)\b", " sqrt "),
     (r"\bun\s+quart\b", " (1/4) "), (r"\bun\s+huiti[èe]me\b", " (1/8) "), (r"\bun\s+cuarto\b", " (1/4) "),
     (r"\bun\s+octavo\b", " (1/8) "), (r"\bein\s+viertel\b", " (1/4) "), (r"\bein\s+achtel\b", " (1/8) "),
     (r"\bsoixante[\s-]quatre\b", " 64 "), (r"\bsesenta\s+y\s+cuatro\b", " 64 "), (r"\bvierundsechzig\b", " 64 "),
@@ -74,6 +74,7 @@ _WORDS = [  # (pattern on casefolded text, replacement); order matters
     (r"\bmultiplicad[oa]s?\s+por\b", " · "), (r"\bdividid[oa]s?\s+(?:por|entre)\b", " / "),
     (r"\bmultipliziert\s+mit\b", " · "), (r"\bgeteilt\s+durch\b", " / "), (r"\bmal\b", " · "),
     (r"\b(?:about|approximately|approx|roughly|around|circa|nearly|close\s+to|equals?|is|it)\b", " "),
+    (r"^\s*(?:the|la|le|el|die|der|das)\s+(?=sqrt\b)", " "),  # "la racine carrée de d_k": the article says nothing
 ]
 _WORD_PATTERNS = [(re.compile(p), r) for p, r in _WORDS]
 _TOKEN = re.compile(r"""

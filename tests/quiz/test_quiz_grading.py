@@ -42,7 +42,14 @@ def test_a_letter_with_another_options_text_goes_to_review(mini, given):
     assert result.pending and result.score == 0 and "letter" in result.feedback
 
 
-@pytest.mark.parametrize("given", ["z", "the second one", "la deuxième", "beta-ish"])
+@pytest.mark.parametrize("given", ["the second one", "la deuxième", "the 2nd option", "die zweite"])
+def test_an_option_named_by_its_place_is_that_option(mini, given):
+    # options are shown in the quiz's order (the answer file, the exports: shuffleanswers false)
+    result = grade_question(mini.question("q-mc"), given)
+    assert not result.pending and result.score == 1
+
+
+@pytest.mark.parametrize("given", ["z", "the fifth one", "beta-ish"])
 def test_an_answer_that_names_no_option_goes_to_review(mini, given):
     result = grade_question(mini.question("q-mc"), given)
     assert result.pending and result.score == 0 and "could not read" in result.feedback
@@ -74,7 +81,7 @@ def test_true_false(mini, given, score):
     assert (result.score, result.pending) == (score, False), result.feedback
 
 
-@pytest.mark.parametrize("given", ["maybe", "not true", "true or false", "probably true", "vero", "it depends"])
+@pytest.mark.parametrize("given", ["maybe", "not always true", "true or false", "vero", "it depends", "no true"])
 def test_an_unclear_verdict_goes_to_review(mini, given):
     result = grade_question(mini.question("q-tf"), given)
     assert result.pending and result.score == 0
@@ -82,14 +89,20 @@ def test_an_unclear_verdict_goes_to_review(mini, given):
 
 @pytest.mark.parametrize("given, suggested", [
     ("True, because it uses a causal mask", 1), ("true, but the rows now sum to a bit less than 1", 1),
-    ("False: the softmax does that", 0), ("vrai car les poids somment à 1", 1), ("Yes since d_k grows", 1),
+    ("vrai car les poids somment à 1", 1), ("Yes since d_k grows", 1),
 ])
-def test_a_verdict_with_a_reason_is_read_by_a_person(mini, given, suggested):
-    """A wrong reason costs marks a teacher would take, and a reason's meaning is not pinned down: review,
-    with the verdict's score as the suggestion."""
+def test_a_verdict_with_a_reason_it_cannot_vouch_for_is_read_by_a_person(mini, given, suggested):
+    """A right verdict whose reason contrasts, or shares no word with the question and its key: review, with
+    the verdict's score as the suggestion (tests/quiz/test_quiz_verdict_forms.py has the reasons it grades)."""
     result = grade_question(mini.question("q-tf"), given)
     assert result.pending and result.score == 0, result.feedback
     assert result.suggested_score == suggested and "reason" in result.suggestion
+
+
+@pytest.mark.parametrize("given", ["False: the softmax does that", "no, it is not", "falsch, weil es so ist"])
+def test_a_wrong_verdict_scores_0_whatever_its_reason(mini, given):
+    result = grade_question(mini.question("q-tf"), given)
+    assert (result.score, result.pending) == (0, False), result.feedback
 
 
 def test_true_false_words_follow_the_quizs_languages(minimal_quiz_data):
@@ -357,3 +370,19 @@ def test_grade_submission_refuses_links_and_huge_files(mini, tmp_path):
     (folder / "quiz_mini.yaml").write_text("q-mc: b\n" + "#" * (300 << 10), encoding="utf-8")
     huge = grade_submission(mini, folder)
     assert huge.score == 0 and "KiB" in huge.problem
+
+
+_ROOTS = ("la racine carrée de {}", "raiz quadrada de {}", "la raíz cuadrada de {}", "squareroot of {}",
+          "the square root of {}", "I think sqrt({})? maybe", "probably sqrt({})")
+
+
+@pytest.mark.parametrize("form", _ROOTS)
+def test_a_root_in_other_words_is_graded_and_its_siblings_are_not_given_credit(real_quizzes, form):
+    q = next(q for quiz in real_quizzes.values() for q in quiz.questions if q.id == "sc-10")
+    right = grade_question(q, form.format("d_k"))
+    assert (right.score, right.pending) == (q.points, False), right.feedback
+    for sibling in ("d_model", "d_k^2", "1/d_k", "d_k) / 2 * (1"):
+        wrong = grade_question(q, form.format(sibling))
+        assert wrong.score < q.points, (form, sibling, wrong.feedback)
+    negated = grade_question(q, "not " + form.format("d_k"))
+    assert negated.score < q.points, negated.feedback

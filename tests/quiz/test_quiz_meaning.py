@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder.quiz import grade_question
+from autograder.quiz.grade import set_aside_hedges
 from autograder.quiz.meaning import GUARDS, accepted_structures, lexicon, read_meaning, words
 
 JOINS = [" ", ", ", " and ", " so ", " then ", " -> ", "; ", " - "]
@@ -99,7 +100,9 @@ def test_a_negation_hedge_or_stray_word_sends_an_accepted_answer_to_review(quest
     tokens.insert(data.draw(st.integers(0, len(tokens))), word)
     changed = " ".join(tokens)
     reading = read_meaning(changed, lexicon(q.terms, q.languages))
-    if word in words(changed) and word in reading.unknown:  # unless it became part of a term's phrase
+    if set_aside_hedges(changed) != changed.strip():  # "probably <accepted answer>": the answer it wraps
+        assert _credited(q, changed) == _credited(q, set_aside_hedges(changed)), (q.id, changed)
+    elif word in words(changed) and word in reading.unknown:  # unless it became part of a term's phrase
         result = grade_question(q, changed)
         assert result.pending and result.score == 0, (q.id, changed)
         assert result.suggestion and result.meaning
@@ -133,12 +136,26 @@ def test_rubric_keywords_strung_together_only_ever_suggest(questions, data):
     ("sc-04", "do not set its score to -inf before softmax"),
     ("sc-01", "not an unnormalized compatibility between query i and key j"),
     ("sc-01", "a normalized compatibility between query i and key j"),
-    ("sc-01", "maybe an unnormalized compatibility between query i and key j"),
+    ("sc-01", "an unnormalized compatibility maybe between query i and key j"),
+    ("sc-01", "maybe not an unnormalized compatibility between query i and key j"),
+    ("sc-01", "I think a normalized compatibility between query i and key j?"),
 ])
 def test_the_issues_wrong_answers_are_never_right_alone(real_quizzes, question_id, answer):
     question = next(q for q in _free_text(real_quizzes) if q.id == question_id)
     result = grade_question(question, answer)
     assert result.score == 0, result.feedback  # pending, or a wrong answer the author scored 0
+
+
+@pytest.mark.parametrize("hedge", ["maybe {}", "probably {}", "I think it's {}?", "{}, I think", "{}? not sure",
+                                   "je pense que {}", "ich glaube {}"])
+def test_a_hedge_around_an_accepted_answer_is_set_aside_and_around_its_siblings_is_not(real_quizzes, hedge):
+    """Teachers give a right answer its points however sure its writer was; the hedge never makes a reversed,
+    negated or swapped answer right."""
+    q = next(q for q in _free_text(real_quizzes) if q.id == "sc-01")
+    assert _credited(q, hedge.format("an unnormalized compatibility between query i and key j"))
+    for sibling in ("a normalized compatibility between query i and key j", "not a raw compatibility between query i "
+                    "and key j", "an unnormalized compatibility between key i and query j", "a probability"):
+        assert not _credited(q, hedge.format(sibling)), hedge.format(sibling)
 
 
 @pytest.mark.parametrize("question_id, answer", [
@@ -202,3 +219,23 @@ def test_a_very_long_answer_is_read_by_a_person_quickly(real_quizzes):
     long_answer = "The decoder can look at all encoder states instead of one final vector. " * 2000
     result = grade_question(question, long_answer)
     assert result.pending and result.score == 0
+
+
+def _one_edit(word):
+    letters = sorted(set(word))
+    yield from (word[:i] + word[i + 1:] for i in range(len(word)))
+    yield from (word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1))
+    yield from (word[:i] + c + word[i:] for i in range(len(word) + 1) for c in letters)
+
+
+def test_a_typo_in_a_negated_term_reads_as_it_and_never_as_its_opposite(real_quizzes):
+    """'unormalized' is read as 'unnormalized' (the prefix term unnormaliz*), while one slip in 'normalized'
+    (the opposite) never becomes 'unnormalized', and a dropped 'un' is never put back."""
+    q = next(q for q in _free_text(real_quizzes) if q.id == "sc-01")
+    answer = "an {} compatibility between query i and key j"
+    slips = {t for t in _one_edit("unnormalized") if t != "unnormalized"}
+    credited = [t for t in slips if _credited(q, answer.format(t))]
+    assert len(credited) > len(slips) / 2, sorted(slips - set(credited))[:10]
+    assert all(t.startswith("un") for t in credited), [t for t in credited if not t.startswith("un")]
+    opposite = {t for w in ("normalized", "normalised", "normalizing") for t in _one_edit(w)}
+    assert not [t for t in opposite if _credited(q, answer.format(t)) and not t.startswith("un")]

@@ -110,7 +110,7 @@ def groups_of(real_quizzes, qid, texts):
 def test_answers_read_with_the_terms_join_across_typos_and_hedges(real_quizzes):
     same = ["THE DECODR CAN ATEND TO ALL ENCOER STATES INSTED OF ONE FINAL VECTR",
             "the decoder can look at all encoder sates instead of one final vector",
-            "maybe the decoder can look at all encoder states instead of one final vector"]
+            "the decoder can probably look at all encoder states instead of one final vector"]
     apart = ["The decoder can look at one final vector instead of all encoder states",   # reversed
              "the encoder can look at all the decoder states instead of one vector",      # roles swapped
              "the decoder cannot look at all encoder states, only one final vector",      # negated
@@ -154,7 +154,7 @@ def test_answers_stating_an_accepted_answers_terms_at_one_suggestion_share_a_gro
 
     quiz = real_quizzes["attention"]
     question = quiz.question("att-04")
-    texts = ["projection de Q/K/V, calcul des scores, softmax, somme pondérée des valeurs",
+    texts = ["projection de Q/K/V, calcul rapide des scores, softmax, somme pondérée des valeurs",
              "u project stuff into q k v, dot them up to get scores, softmax it, then weighted-sum the v's.",
              "project, score, softmax, weighted sum, but not of the values",
              "project the encoder, score, softmax, weighted sum"]

@@ -1,0 +1,165 @@
+"""Every true/false and multiple-choice question of the shipped quizzes, asked in the forms students write.
+
+A grid of forms is built for each question from its own key (verdict words in the quiz's languages, hedges,
+negations, reasons; option letters, texts, places, reasons) and graded. Forms whose meaning is the key
+must get full credit without a person; their siblings (the opposite verdict, a wrong option, the key's
+verdict with a misconception, a contrast or a negation as its reason, a letter with another option's text)
+must never get full credit.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from autograder.quiz import grade_question
+from autograder.quiz.choices import VERDICT_WORDS
+
+HEDGES_BEFORE = ("", "I think ", "probably ", "i guess ", "je pense que ", "creo que ", "ich glaube ")
+HEDGES_AFTER = ("", ".", "!", "?", " I think", ", not sure", "? I think so")
+FRAMES = ("{}", "it's {}", "the statement is {}", "that is {}", "{}.", "c'est {}")
+# "not <word>" in each language, with the words it may turn around
+NEGATED = {"en": ("not {}", "it's not {}", "that isn't {}", "it is not {}"), "fr": ("pas {}", "c'est pas {}",
+           "ce n'est pas {}"), "es": ("no es {}",), "de": ("nicht {}", "das ist nicht {}")}
+LETTER_FORMS = ("{l}", "{L}", "({l})", "{l})", "{L}.", "{l}:", "option {l}", "answer: {l}", "{l},", "[{l}]")
+
+
+def _questions(quizzes, kind):
+    return [q for quiz in quizzes.values() for q in quiz.questions if q.type == kind]
+
+
+def _words(value: bool) -> list[str]:
+    return [w for language in VERDICT_WORDS.values() for w in language[value] if len(w) > 1]
+
+
+def _negated(value: bool) -> list[str]:
+    # the words that mean `value` once negated: the opposite verdict's, in the language of the negation
+    return [form.format(w) for language, forms in NEGATED.items() for form in forms
+            for w in VERDICT_WORDS[language][not value] if len(w) > 2 and w not in ("non", "nein", "nope", "nah")]
+
+
+def _explained(q) -> str:
+    return re.sub(r"^(?:true|false)\.\s*", "", q.explanation.strip(), flags=re.I)
+
+
+def _verdict_grid(q):
+    right = q.answer
+    plain = [f.format(w) for f in FRAMES for w in _words(right)]
+    full = [b + p + a for b, p, a in itertools.product(HEDGES_BEFORE, plain[:12], HEDGES_AFTER)]
+    full += plain + _negated(right) + [w.upper() for w in _words(right)] + [w.title() for w in _words(right)]
+    full += ["it's the case" if right else "it's not the case"]
+    wrong_words = _words(not right)
+    zero = [f.format(w) for f in FRAMES for w in wrong_words] + _negated(not right)
+    never = [f"{w}, {_explained(q)}" for w in wrong_words[:6]]
+    never += [f"{w}, {q.misconception}" for w in _words(right) if q.misconception]
+    never += [f"{w}, because {q.misconception[0].lower()}{q.misconception[1:]}" for w in _words(right)[:6]
+              if q.misconception]
+    never += [f"{w}, but {_explained(q)}" for w in _words(right)[:6]]
+    never += [f"{w}, {q.prompt.strip()}" for w in _words(right)[:6] if not right]
+    never += [f"{w} and {v}" for w, v in itertools.product(_words(right)[:4], wrong_words[:4])]
+    never += [f"{w}, not {x}" for w, x in itertools.product(_words(right)[:4], ("really", "always", "quite"))]
+    never += [f"{w}, {negate(_explained(q))}" for w in _words(right)[:6]]
+    # the statement with its last word turned into another ("... is typically unidirectional")
+    never += [f"{w}, {q.prompt.strip().rstrip('.').rsplit(' ', 1)[0]} {other}" for w in _words(right)[:6]
+              for other in ("unidirectional", "irrelevant", "impossible", "unrelated", "wrongly", "incorrectly")]
+    return full, zero, never
+
+
+def negate(sentence: str) -> str:
+    """The sentence with its first verb turned: "is" -> "is not", "are" -> "are not", ... (or "not" dropped)."""
+    if re.search(r"\bnot\b", sentence):
+        return re.sub(r"\s*\bnot\b", "", sentence, count=1)
+    turned = re.sub(r"\b(is|are|does|do|can|makes|gives|uses)\b", r"\1 not", sentence, count=1)
+    return turned if turned != sentence else "not " + sentence
+
+
+def _check(q, full, zero, never):
+    problems = []
+    for given in full:
+        r = grade_question(q, given)
+        if r.pending or r.score != q.points:
+            problems.append(("should be full credit", given, r.feedback))
+    for given in zero:
+        r = grade_question(q, given)
+        if r.score >= q.points:
+            problems.append(("wrong answer at full credit", given, r.feedback))
+        elif r.pending or r.score != 0:
+            problems.append(("should be 0 without a person", given, r.feedback))
+    for given in never:
+        r = grade_question(q, given)
+        if r.score >= q.points and not r.pending:
+            problems.append(("wrong answer at full credit", given, r.feedback))
+    return problems
+
+
+def test_every_verdict_form_of_every_true_false_question(real_quizzes):
+    questions = _questions(real_quizzes, "true_false")
+    assert questions
+    problems, counted = [], 0
+    for q in questions:
+        grid = _verdict_grid(q)
+        counted += sum(map(len, grid))
+        problems += [(q.id, *p) for p in _check(q, *grid)]
+    assert counted > 3000 and not problems, problems[:20]
+
+
+def _choice_grid(q):
+    texts = {o.id: o.text for o in q.options}
+    right, wrong = q.answer, [i for i in texts if i != q.answer]
+    letters = [f.format(l=right, L=right.upper()) for f in LETTER_FORMS]
+    full = letters + [f"{l} {texts[right]}" for l in letters if l.endswith((")", ".", ":", ","))]
+    full += [texts[right], texts[right].upper(), f"the {texts[right]}" if texts[right][0].isalpha() else texts[right], f"{texts[right]}."]
+    full.append(("the first one", "the second one", "the third one", "the fourth one")[list(texts).index(right)])
+    zero = [f.format(l=w, L=w.upper()) for w in wrong for f in LETTER_FORMS]
+    zero += [texts[w] for w in wrong] + [f"{right} or {w}" for w in wrong] + [f"{w}, {right}" for w in wrong]
+    never = [f"({w}) {texts[right]}" for w in wrong] + [f"({right}) {texts[w]}" for w in wrong]
+    never += [f"{w}) {texts[w]}, {texts[right]}" for w in wrong]
+    never += [f"({right}) {texts[right]}, but {texts[w]}" for w in wrong]
+    never += [f"({right}) not {texts[right]}" , f"{right}) {texts[right]} or maybe {wrong[0]}"]
+    never += [f"({right}) because of {texts[w]}" for w in wrong]
+    never += [f"{right}) {negate(texts[right])}", f"{texts[right]} - {texts[wrong[0]]}"]
+    return full, zero, never
+
+
+def test_every_option_form_of_every_multiple_choice_question(real_quizzes):
+    questions = _questions(real_quizzes, "multiple_choice")
+    assert questions
+    problems, counted = [], 0
+    for q in questions:
+        grid = _choice_grid(q)
+        counted += sum(map(len, grid))
+        problems += [(q.id, *p) for p in _check(q, *grid)]
+    assert counted > 500 and not problems, problems[:20]
+
+
+@pytest.mark.parametrize("given, score", [
+    ("verdadeiro", 1), ("verdadro", 1), ("incorect", 0), ("no es falso", 1), ("no es verdad", 0),
+    ("nicht falsch", 1), ("ce n'est pas faux", 1), ("isn't false", 1), ("not the case", 0),
+])
+def test_a_typo_or_a_negation_in_a_verdict_is_read(real_quizzes, given, score):
+    q = next(q for q in _questions(real_quizzes, "true_false") if q.answer is True)
+    r = grade_question(q, given)
+    assert (r.score, r.pending) == (score, False), r.feedback
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from autograder.quiz.choices import read_choice, read_verdict, verdict_words  # noqa: E402
+from autograder.quiz.reasons import doubt  # noqa: E402
+
+_PIECES = st.sampled_from(["true", "false", "not", "no", "es", "vrai", "pas", "n't", "b)", "(a)", ",", " - ", "?",
+                           "because", "but", "the", "second", "one", "option", "I think", "it's", "case", "∞", "d_k",
+                           "O(n²)", "verdadeiro", ":", ".", "é", "", " "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=8).map(" ".join) | st.text(max_size=40))
+def test_reading_a_verdict_or_an_option_never_fails(text):
+    """A grader error would score the answer 0 as 'could not grade': no text may raise while being read."""
+    words = verdict_words(("en", "fr", "es", "de"))
+    verdict = read_verdict(text, words)
+    choice = read_choice(text, {"a": "the encoder", "b": "the decoder", "c": "O(n²)"})
+    for reading in (verdict, choice):
+        assert reading.value is not None or reading.unclear or reading.unreadable
+        doubt(reading.reason, ["the encoder"], ["the decoder"])
