@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -311,8 +312,12 @@ def grade_question(q: Question, given: AnswerValue, context: GradingContext | No
     if outcome is None:
         try:
             outcome = _GRADERS[q.type](q, given, context)
-        except Exception as exc:  # grading must never take the whole class down
-            outcome = Outcome(0.0, f"Could not grade this answer ({type(exc).__name__}); ask your instructor.")
+        except Exception as exc:  # grading must never take the whole class down, nor cost the student
+            # a grader bug: the answer goes to a person (neither earned nor lost), and the instructor is told
+            print(f"grader: quiz question {q.id} could not be graded ({type(exc).__name__}: {exc}); "
+                  "the answer waits for review", file=sys.stderr)
+            outcome = Outcome(0.0, f"The grader failed on this answer (a problem of the grader, not of your "
+                                   f"answer: {type(exc).__name__}); your instructor will read it.", pending=True)
         context.memo[key] = outcome
     return _item(q, given, outcome.score, outcome.feedback, outcome.pending, outcome.suggestion)
 

@@ -386,3 +386,19 @@ def test_a_root_in_other_words_is_graded_and_its_siblings_are_not_given_credit(r
         assert wrong.score < q.points, (form, sibling, wrong.feedback)
     negated = grade_question(q, "not " + form.format("d_k"))
     assert negated.score < q.points, negated.feedback
+
+
+def test_a_grader_bug_on_one_answer_sends_it_to_review_not_to_zero(monkeypatch, capsys, real_quizzes):
+    """An exception inside the grader is the grader's problem: the answer waits for a person (its points
+    neither earned nor lost), the student is told it is not their answer's fault, the instructor sees why."""
+    from autograder.quiz import grade as grading
+
+    question = next(q for q in real_quizzes["attention"].questions if q.type == "true_false")
+
+    def broken(*args, **kwargs):
+        raise KeyError("a grader bug")
+
+    monkeypatch.setitem(grading._GRADERS, question.type, broken)
+    item = grading.grade_question(question, "true")
+    assert item.pending and item.score == 0 and "a problem of the grader" in item.feedback
+    assert f"quiz question {question.id} could not be graded (KeyError" in capsys.readouterr().err
