@@ -51,7 +51,8 @@ _REASON_START = re.compile(r"\s*(?:[,;:!?.()]|\s[-–—]+\s|[-–—]+\s)\s*|\s
 _NOT_THE_CASE = re.compile(r"^(?:(?:it|that|this)\s*(?:s|is)\s+)?(not\s+)?the\s+case$")
 _OPTION_PREFIX = re.compile(r"^(?:option|answer|choice|reponse|réponse|respuesta|opcion|opción|antwort)\s*[:=]?\s*",
                             re.I)
-_LETTER = re.compile(r"^[(\[]?([a-z])(?:\s*[)\].:,;\-–—=]|\s*$)\s*(.*)$", re.S | re.I)
+# an opening bracket must close right after the letter: "(b)" names b, "(B, T_q, T_k)" is a shape, not an option
+_LETTER = re.compile(r"^(?:[(\[](?=[a-z]\s*[)\]]))?([a-z])(?:\s*[)\].:,;\-–—=]|\s*$)\s*(.*)$", re.S | re.I)
 _WORD = re.compile(r"[^\W\d_]+")
 _SEVERAL = re.compile(r"^[(\[]?[a-z][)\]]?(?:\s*(?:,|;|/|&|and|or|et|ou|y|o|und|oder)\s*[(\[]?[a-z][)\]]?)+\.?$", re.I)
 _PLACES = {1: ("first", "1st", "premiere", "premier", "primera", "primero", "erste"),

@@ -402,3 +402,17 @@ def test_a_grader_bug_on_one_answer_sends_it_to_review_not_to_zero(monkeypatch, 
     item = grading.grade_question(question, "true")
     assert item.pending and item.score == 0 and "a problem of the grader" in item.feedback
     assert f"quiz question {question.id} could not be graded (KeyError" in capsys.readouterr().err
+
+
+def test_a_bracket_that_does_not_close_after_a_letter_is_no_option_letter(real_quizzes):
+    """"(B, T_q, T_k, d_k)" is a shape that starts with the letter b (the third held-out set found it scored as
+    option b): an opening bracket names an option only when it closes right after the letter."""
+    from autograder.quiz.choices import read_choice
+
+    for question in (q for quiz in real_quizzes.values() for q in quiz.questions if q.type == "multiple_choice"):
+        options = {o.id: o.text for o in question.options}
+        for letter in options:
+            for shaped in (f"({letter.upper()}, T_q, T_k)", f"[{letter}, 3, 4]", f"({letter} + 1) * 2"):
+                assert read_choice(shaped, options).value != letter, (question.id, shaped)
+            for named in (f"({letter})", f"[{letter}]", f"{letter})", f"({letter.upper()})"):
+                assert read_choice(named, options).value == letter, (question.id, named)
