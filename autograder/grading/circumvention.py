@@ -6,8 +6,9 @@ by names: a student may call their own helper `scaled_dot_product_attention`. Wh
 still good for is the rare file that reaches for the tools it would take to get a fused kernel back or
 hide it (docs/kernels.md): PyTorch's mode stacks and torch-function switches, its operator registry and
 dispatcher internals (`torch.library`, `torch._C._dispatch_*`), the garbage collector's object lists,
-`ctypes`, code-object surgery and module reloading, PyTorch's internal attention code, and the grader's
-own child modules. No exercise needs any of them. Such a file is flagged for the instructor (a
+`ctypes`, code-object surgery and module reloading, PyTorch's internal attention code, the tools that run
+a copy of it (`exec`/`eval`/`compile`, re-imports, `inspect.getsource`, TorchScript archives, names put
+together at run time), and the grader's own child modules. No exercise needs any of them. Such a file is flagged for the instructor (a
 zero-point test that says why); it loses no points for the flag itself.
 """
 from __future__ import annotations
@@ -32,8 +33,16 @@ TOOLS = {
     "_higher_order_ops", "_decomp", "_refs", "_prims", "_inductor", "quantizable", "_internal",
     "_native_multi_head_attention", "_transformer_encoder_layer_fwd", "_masked_softmax", "_safe_softmax",
 }
+# what it would take to run a copy of PyTorch's own attention code (its source re-executed or re-imported, a
+# compiled TorchScript archive, a name put together at run time): flagged wherever they appear
+TOOLS |= {"getsource", "getsourcelines", "jit", "onnx", "resolve_name", "__self__", "__builtins__", "ModuleType",
+          "spec_from_file_location", "module_from_spec", "exec_module", "source_to_code", "_sfdp_pattern_1",
+          "__subclasses__", "__mro__", "__bases__", "__base__", "__loader__", "__spec__"}
+# builtins flagged when called by their own name only (`layer.eval()` and `re.compile` are not them)
+BUILTIN_TOOLS = {"exec", "eval", "compile", "__import__"}
 MODULE_TOOLS = {"gc", "importlib", "ctypes", "cffi", "library", "multiprocessing", "subprocess",
-                "threading", "_thread", "concurrent"}  # modules whose import alone is flagged
+                "threading", "_thread", "concurrent", "pkgutil", "runpy", "builtins", "inspect", "linecache",
+                "marshal"}  # modules whose import alone is flagged
 GRADER_MODULES = {"harness", "watch", "wire", "inputs", "forbid", "zygote", "confine"}  # the child's own modules
 
 
@@ -46,7 +55,7 @@ def circumvention(source: str) -> tuple[str, ...]:
         return ()
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in TOOLS:
+        if isinstance(node, ast.Name) and (node.id in TOOLS or node.id in BUILTIN_TOOLS):
             found.add(node.id)
         elif isinstance(node, ast.Attribute) and node.attr in TOOLS:
             found.add(node.attr)
