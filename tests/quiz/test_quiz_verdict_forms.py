@@ -93,14 +93,20 @@ def _check(q, full, zero, never):
     return problems
 
 
-def test_every_verdict_form_of_every_true_false_question(real_quizzes):
-    questions = _questions(real_quizzes, "true_false")
+def _grid_problems(real_quizzes, kind, grid_of):
+    """(how many forms were tried, what went wrong) over every question of one kind."""
+    questions = _questions(real_quizzes, kind)
     assert questions
     problems, counted = [], 0
     for q in questions:
-        grid = _verdict_grid(q)
+        grid = grid_of(q)
         counted += sum(map(len, grid))
         problems += [(q.id, *p) for p in _check(q, *grid)]
+    return counted, problems
+
+
+def test_every_verdict_form_of_every_true_false_question(real_quizzes):
+    counted, problems = _grid_problems(real_quizzes, "true_false", _verdict_grid)
     assert counted > 3000 and not problems, problems[:20]
 
 
@@ -123,13 +129,7 @@ def _choice_grid(q):
 
 
 def test_every_option_form_of_every_multiple_choice_question(real_quizzes):
-    questions = _questions(real_quizzes, "multiple_choice")
-    assert questions
-    problems, counted = [], 0
-    for q in questions:
-        grid = _choice_grid(q)
-        counted += sum(map(len, grid))
-        problems += [(q.id, *p) for p in _check(q, *grid)]
+    counted, problems = _grid_problems(real_quizzes, "multiple_choice", _choice_grid)
     assert counted > 500 and not problems, problems[:20]
 
 
