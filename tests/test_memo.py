@@ -89,3 +89,21 @@ def _flat(value):
     if isinstance(value, (tuple, list)):
         return [t for v in value for t in _flat(v)]
     return []
+
+
+def test_frozen_dataclasses_key_by_their_fields():
+    from autograder.grading.space import MaskProbe
+
+    calls = []
+
+    @memoized
+    def build(probe):
+        calls.append(1)
+        return probe.build()
+
+    fields = dict(B=2, T_q=3, T_k=4, form="B,T_q,T_k", dtype="bool", layout="contiguous", pattern_seed=1,
+                  score_seed=2, spread=1.0, depth=-50.0)
+    first = build(MaskProbe(**fields))
+    again = build(MaskProbe(**fields))
+    build(MaskProbe(**{**fields, "depth": -120.0}))
+    assert len(calls) == 2 and all(torch.equal(a, b) for a, b in zip(first, again))

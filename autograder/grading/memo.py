@@ -30,7 +30,11 @@ def _key(value):
     if isinstance(value, dict):
         return ("dict", tuple((k, _key(v)) for k, v in sorted(value.items())))
     if dataclasses.is_dataclass(value) and type(value).__dataclass_params__.frozen:
-        return (type(value).__qualname__, tuple(_key(getattr(value, f.name)) for f in dataclasses.fields(value)))
+        try:
+            hash(value)  # a frozen dataclass of plain values is its own key (equal by its fields)
+            return (type(value).__qualname__, value)
+        except TypeError:
+            return (type(value).__qualname__, tuple(_key(getattr(value, f.name)) for f in dataclasses.fields(value)))
     if value is None or isinstance(value, (bool, int, float, str)):
         return (type(value).__name__, value)
     raise TypeError(f"no value key for {type(value).__name__}")
