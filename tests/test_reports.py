@@ -193,6 +193,9 @@ def test_a_class_of_one_gets_its_tables_and_no_charts_and_two_get_charts():
     one, two = all_failing_class()[:1], all_failing_class()[:2]
     report = class_report_html(one)
     assert not images(report) and "Charts are drawn for 2 or more students" in report
+    for document in (report, class_report_html(two)):  # every link of the contents has its section
+        assert all(f'id="{target}"' in document for target in re.findall(r'<a href="#([^"]+)"', document))
+    assert 'href="#distribution"' not in report and 'href="#distribution"' in class_report_html(two)
     assert 'id="pass-rates"' in report and "test_values" in report
     assert len(images(class_report_html(two))) >= 2 and "Charts are drawn" not in class_report_html(two)
 

@@ -293,11 +293,13 @@ def class_report_html(results: list[StudentResult], skipped: list[str] = ()) -> 
     results = list(results)
     parts = [isolation_section(results), overview_section(results)]
     if results:
-        parts[1:1] = ["<nav><ul>" + "".join(f'<li><a href="#{k}">{esc(v)}</a></li>' for k, v in SECTIONS)
-                      + "</ul></nav>"]
         parts += [heatmap_section(results), mistakes_section(results), undiagnosed_section(results),
                   distribution_section(results), pass_rate_section(results), item_section(results)]
     parts.append(problem_section(results, list(skipped)))
+    if results:  # links to the sections this report has (a class of one has no score distribution)
+        body = "".join(parts)
+        parts[1:1] = ["<nav><ul>" + "".join(f'<li><a href="#{k}">{esc(v)}</a></li>' for k, v in SECTIONS
+                                            if f'id="{k}"' in body) + "</ul></nav>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>Class report</title><style>{CSS}</style></head><body><h1>Class report</h1>{''.join(parts)}"
