@@ -402,11 +402,18 @@ def test_no_leftover_stops_the_wipe(server):
 def test_a_broken_fork_server_is_replaced_before_the_next_student(how):
     import signal
 
+    from autograder.sandbox.server import _process_state as process_state
+
     server = start(resolve("auto").mode)
     try:
         run_cells(server, "x = 1")
         old = server.process.pid
         os.kill(server.zygote_pid, signal.SIGKILL if how == "killed" else signal.SIGSTOP)
+        # kill() returns before the zygote has stopped: once it shows as stopped, the check must see it at
+        # once (else only the 60 s ping would, and the test waited for that)
+        waited = time.monotonic()
+        while how == "stopped" and process_state(server.zygote_pid) not in ("T", "t") and time.monotonic() - waited < 30:
+            time.sleep(0.01)
         server.ensure_healthy()
         assert server.process.pid != old
         assert printed(run_cells(server, "print('alive=yes')"))["alive"] == "yes"

@@ -353,7 +353,9 @@ class ForkServer:
 
     def close(self) -> None:
         # before its hello the zygote has forked nothing, so there is nothing to reap
-        if self.process is not None and self.process.poll() is None and self.control is not None and self.hello:
+        stopped = self.zygote_pid is not None and _process_state(self.zygote_pid) in ("T", "t")  # cannot answer
+        if self.process is not None and self.process.poll() is None and self.control is not None and self.hello \
+                and not stopped:
             try:  # without a PID namespace, what the last child left running outlives a killed zygote
                 self.control.settimeout(10)
                 socket.send_fds(self.control, [json.dumps({"op": "reap"}).encode()], [])
