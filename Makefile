@@ -8,7 +8,7 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests \
+.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
         sweep mutants sandbox-tools browser-tools clean \
         report-screenshots
 
@@ -25,6 +25,7 @@ help:
 	@echo "make bench-empty [EMPTY=10000]    time grading a class of empty folders (no sandbox needed)"
 	@echo "make bench-review [REVIEW_CLASS=200]  clear a class's quiz review in headless Chromium; prints the minutes"
 	@echo "make bench-tests                  each hidden test's time per student (cProfile, reference solutions)"
+	@echo "make bench-watch                  what the kernel watch costs one probe, and what a dispatch-level mode would"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
@@ -91,6 +92,9 @@ bench-startup: setup
 
 bench-tests: setup
 	$(PY) bench/bench_tests.py
+
+bench-watch: setup
+	$(PY) bench/bench_watch.py
 
 REVIEW_CLASS ?= 200
 bench-review: setup

@@ -15,8 +15,8 @@ still reaches the same kernel. Two records, both taken around the call (and its 
 The watch is evidence, not the defence: forbid.py has already switched every such route off in the
 fork server, so a fused kernel raises whatever thread, name or trick reaches it. The watch says which
 route a failing call took, for the feedback and for the instructor. There is no dispatch-level mode:
-it cost a Python call on every ATen operation of every probe (three quarters of a layer's forward and
-backward pass) to see again what the refusals already record. The watch runs in the student's process,
+it cost a Python call on every ATen operation of every probe (two thirds of a layer's forward and
+backward pass: bench/bench_watch.py) to see again what the refusals already record. The watch runs in the student's process,
 so its report is the student's word like every other reply: the parent treats a missing or broken
 watch as a failure, and a static check of the source flags deliberate attempts to switch it or the
 refusals off.
