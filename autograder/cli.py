@@ -79,14 +79,15 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("left"), TimeRemainingColumn(), console=console) as bar:
         task = bar.add_task("grading", total=None)
-        class_size = [0]
+        class_size = 0
 
         def progress(event: str, done: int, total: int) -> None:
+            nonlocal class_size
             if event == "start":  # reset: students graded by an earlier run say nothing about the speed now
                 bar.reset(task, total=total, completed=done)
-                class_size[0] = total
+                class_size = total
             elif event == "waiting":  # on workers or sandboxed children: the import no longer delays grading
-                preload_reports(class_size[0])
+                preload_reports(class_size)
             else:
                 bar.advance(task)
 

@@ -71,5 +71,4 @@ def memoized(function: Callable) -> Callable:
             cache.popitem(last=False)
         return result
 
-    cached.cache = cache
     return cached
