@@ -18,6 +18,7 @@ Two parts, from one run:
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import resource
 import shutil
@@ -107,9 +108,19 @@ class Kit:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.cache = Path(tempfile.mkdtemp(prefix="attnkit-bench-cache-"))  # stamps of checked quiz files
+        atexit.register(shutil.rmtree, self.cache, True)
 
     def env(self, **extra: str) -> dict:
-        return {**os.environ, "PYTHONPATH": str(self.root), "PYTHONDONTWRITEBYTECODE": "1", **extra}
+        return {**os.environ, "PYTHONPATH": str(self.root), "PYTHONDONTWRITEBYTECODE": "1",
+                "ATTNKIT_CACHE": str(self.cache), **extra}
+
+    def check_quizzes(self) -> None:
+        """What the Gradescope image's setup.sh (and a teacher's first grading run) does once: check the quiz
+        files in full and stamp them (a kit without quiz/checked.py checks them at every run anyway)."""
+        if (self.root / "autograder" / "quiz" / "checked.py").exists():
+            subprocess.run([sys.executable, "-m", "autograder.quiz", "check", "--quizzes", str(self.root / "quizzes")],
+                           cwd=self.root, env=self.env(), check=True, capture_output=True)
 
     def grade(self, submissions: Path, out: Path, profile: Path | None = None, memory: bool = False):
         shutil.rmtree(out, ignore_errors=True)
@@ -120,7 +131,8 @@ class Kit:
     def gradescope(self, submission: Path, results: Path):
         results.unlink(missing_ok=True)
         env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(self.root),
-               "PYTHONDONTWRITEBYTECODE": "1", "ATTNKIT_BWRAP": ""}  # a container: no namespaces
+               "PYTHONDONTWRITEBYTECODE": "1", "ATTNKIT_BWRAP": "",  # a container: no namespaces
+               "ATTNKIT_CACHE": str(self.cache)}  # as run_autograder sets it, stamped by setup.sh
         measured = timed([sys.executable, "-m", "autograder.gradescope.run", str(submission), str(results)],
                          self.root, env)
         if not results.exists():
@@ -129,6 +141,7 @@ class Kit:
 
 
 def profile_sizes(kit: Kit, sizes: list[int], scratch: Path, full: bool) -> None:
+    kit.check_quizzes()
     for count in sizes:
         if count == 1:
             submissions = one_student(scratch / "profile-1")
@@ -149,6 +162,9 @@ def side_by_side(kit: Kit, scratch: Path, repeats: int, otter: bool, other: Kit 
     submissions = one_student(scratch / "one")
     otter_work = prepare_otter(scratch) if otter else None
     gs_submission = submissions / "student"
+    for each in (kit, other):
+        if each is not None:
+            each.check_quizzes()
     rows: dict[str, list[tuple[float, float]]] = {}
     for round_ in range(repeats):
         rows.setdefault("attnkit grade, 1 student", []).append(kit.grade(submissions, scratch / "out-one")[:2])

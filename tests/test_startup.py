@@ -19,6 +19,8 @@ from autograder import paths, profiling
 from autograder.sandbox.child import seeded
 from autograder.grading import quizzes, version
 from autograder.grading.runner import grade_class
+from autograder.grading.submissions import notebook_cells
+from autograder.quiz import checked
 from tests.classroom import solution_text, write_class
 
 KIT_PARTS = ("autograder", "assignments", "solutions", "pyproject.toml")
@@ -248,21 +250,37 @@ from autograder.grading.runner import grade_class
 assert sum(t.score for t in result.tests) == sum(t.max_score for t in result.tests) > 0
 rewritten = [n for n, m in list(sys.modules.items()) if n.split(".")[0] == "hypothesis"
              and type(getattr(m, "__loader__", None)).__name__ == "AssertionRewritingHook"]
-print(sorted(m for m in ("sympy", "torch._dynamo", "xdist", "_hypothesis_pytestplugin") if m in sys.modules),
-      len(rewritten))
+print(sorted(m for m in ("sympy", "torch._dynamo", "xdist", "_hypothesis_pytestplugin", "jsonschema", "nbformat")
+             if m in sys.modules), len(rewritten))
 """
 
 
 def test_grading_one_submission_loads_no_sympy_dynamo_or_installed_pytest_plugin(tmp_path):
     """What start-up no longer pays for, in a process that grades one submission from scratch: torch's
     symbolic shapes (sympy) for a seeded backward pass, torch._dynamo (a mode's first use), installed pytest
-    plugins (xdist, hypothesis's), and assertion rewriting of hypothesis's own modules."""
+    plugins (xdist, hypothesis's), assertion rewriting of hypothesis's own modules, and, once the quiz files
+    are stamped as checked (`python -m autograder.quiz check`, as the Gradescope image's setup runs it),
+    jsonschema; nbformat only for a notebook."""
     submissions = write_class(tmp_path / "class", {"right": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}})
-    env = {**os.environ, "PYTHONPATH": str(paths.ROOT), profiling.ENV: ""}
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": str(paths.ROOT), profiling.ENV: "", checked.ENV: str(cache)}
+    subprocess.run([sys.executable, "-m", "autograder.quiz", "check"], cwd=paths.ROOT, env=env, check=True,
+                   capture_output=True)
+    assert len(list((cache / "quiz-checked").iterdir())) == len(list(paths.QUIZZES_DIR.glob("*.yaml")))
     run = subprocess.run([sys.executable, "-c", GRADING_ALONE, str(submissions), str(tmp_path / "out")],
                          cwd=paths.ROOT, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip().splitlines()[-1] == "[] 0"
+
+
+def test_the_handout_notebooks_read_as_json_give_what_nbformat_gives():
+    """The kit reads its own handout notebooks as plain JSON (to tell an untouched file from an edited one);
+    what that gives is what nbformat's reading gives, cell for cell."""
+    for folder in (paths.ASSIGNMENTS_DIR, paths.SOLUTIONS_DIR):
+        for name in paths.ASSIGNMENTS:
+            raw = (folder / name / f"{name}.ipynb").read_bytes()
+            assert notebook_cells(raw, handout=True) == notebook_cells(raw)
+            assert notebook_cells(raw, handout=True)[0]
 
 
 shapes = st.lists(st.integers(1, 4), min_size=0, max_size=3)

@@ -87,9 +87,12 @@ def grade_here(todo: list[Submission], state_dir: Path, log_path: Path, fingerpr
 
 def forget_modules(before: set[str], graders_dir: Path) -> None:
     """Drop the hidden test modules this session imported, so that a later session (another graders
-    folder, an edited grader) imports its own files, as a fresh worker would."""
+    folder, an edited grader) imports its own files, as a fresh worker would. The folder is no package, so
+    pytest imports its files under their bare names: only those are looked at (the session also imported
+    torch's thousand modules, whose paths need not be resolved)."""
     folder = str(graders_dir.resolve())
-    for name in set(sys.modules) - before:
+    names = {p.stem for p in Path(graders_dir).glob("*.py")}
+    for name in (set(sys.modules) - before) & names:
         path = getattr(sys.modules.get(name), "__file__", None) or ""
         if os.path.realpath(path).startswith(folder + os.sep):
             del sys.modules[name]

@@ -48,7 +48,7 @@ def shipped_stubs() -> dict[str, dict[str, str]]:
         folder = paths.ASSIGNMENTS_DIR / name
         py, nb = folder / f"{name}.py", folder / f"{name}.ipynb"
         stubs[name] = {"py": py.read_text(encoding="utf-8") if py.exists() else "",
-                       "ipynb": "\n\n".join(notebook_cells(nb.read_bytes())[0]) if nb.exists() else ""}
+                       "ipynb": "\n\n".join(notebook_cells(nb.read_bytes(), handout=True)[0]) if nb.exists() else ""}
     return stubs
 
 

@@ -1,5 +1,7 @@
-"""`python -m autograder.quiz export --format gift|qti|moodle --out DIR [--quizzes DIR]`
-and `python -m autograder.quiz student --out DIR` (handouts + answer templates)."""
+"""`python -m autograder.quiz export --format gift|qti|moodle --out DIR [--quizzes DIR]`,
+`python -m autograder.quiz student --out DIR` (handouts + answer templates) and
+`python -m autograder.quiz check [--quizzes DIR]` (check every quiz in full, and stamp it so that grading
+runs need not check it again: checked.py)."""
 
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ def main(argv: list[str] | None = None) -> int:
     export = sub.add_parser("export", help="write every quiz as GIFT text, a Canvas QTI zip or Moodle XML")
     export.add_argument("--format", choices=("gift", "qti", "moodle"), required=True)
     student = sub.add_parser("student", help="write handouts and answer templates (no answers)")
+    check = sub.add_parser("check", help="check every quiz in full (formula misconceptions too) and stamp it")
     for command in (export, student):
         command.add_argument("--out", type=Path, required=True)
+    for command in (export, student, check):
         command.add_argument("--quizzes", type=Path, default=Path("quizzes"))
     args = parser.parse_args(argv)
 
@@ -27,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     except QuizFormatError as exc:
         print(exc, file=sys.stderr)
         return 1
+    if args.command == "check":
+        print(f"{len(quizzes)} quizzes checked: {', '.join(quizzes)}")
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for quiz in quizzes.values():
         if args.command == "student":

@@ -17,8 +17,7 @@ from typing import Any, Union
 import yaml
 
 from .loader import _StrictLoader, read_text
-from .model import AnswerValue, QuizFormatError
-from .schema import QUESTION_ID_PATTERN
+from .model import QUESTION_ID_PATTERN, AnswerValue, QuizFormatError
 
 _KEY_LINE = re.compile(r"""^(?P<quote>["']?)(?P<key>[A-Za-z0-9][A-Za-z0-9_.-]*)(?P=quote)[ \t]*:(?=[ \t]|$)(?P<rest>.*)$""")
 _BLOCK_INDICATOR = re.compile(r"^\s*[|>][-+]?\d?\s*(#.*)?$")

@@ -14,7 +14,7 @@ from .meaning import lexicon, read_meaning
 from .misconceptions import misconception_problems, wrong_answer_policy
 from .model import (DEFAULT_LANGUAGES, AnswerValue, CodeSpec, MathsSpec, Misconception, Option, Question, Quiz,
                     QuizFormatError, RubricItem)
-from .schema import answers_schema_problems, quiz_schema_problems
+from . import checked
 
 PathLike = Union[str, Path]
 
@@ -57,9 +57,9 @@ def read_text(path: PathLike) -> str:
         raise QuizFormatError(path, [("", f"cannot read file: {exc}")]) from None
 
 
-def read_yaml(path: PathLike) -> Any:
-    """Parse one YAML file, turning every I/O or syntax failure into QuizFormatError."""
-    text = read_text(path)
+def read_yaml(path: PathLike, text: str | None = None) -> Any:
+    """Parse one YAML file (or its `text`, already read), turning every I/O or syntax failure into QuizFormatError."""
+    text = read_text(path) if text is None else text
     try:
         return yaml.load(text, Loader=_QuizLoader)
     except yaml.YAMLError as exc:
@@ -223,13 +223,17 @@ def _code_spec(raw: dict | None) -> CodeSpec | None:
                     wrong_names=tuple(raw.get("wrong_names", [])), notation=raw.get("notation", "any"))
 
 
-def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = True) -> Quiz:
-    """Validate already-parsed quiz data (e.g. from a test) and build the Quiz."""
-    problems = quiz_schema_problems(data)
-    if not problems:
-        problems = _semantic_problems(data, formulas)
-    if problems:
-        raise QuizFormatError(path, problems)
+def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = True, check: bool = True) -> Quiz:
+    """Validate already-parsed quiz data (e.g. from a test) and build the Quiz. `check=False` only for data
+    whose very text passed these checks before (checked.already_checked)."""
+    if check:
+        from .schema import quiz_schema_problems  # jsonschema: a tenth of a second to import
+
+        problems = quiz_schema_problems(data)
+        if not problems:
+            problems = _semantic_problems(data, formulas)
+        if problems:
+            raise QuizFormatError(path, problems)
     languages = tuple(data.get("languages") or DEFAULT_LANGUAGES)
     extra = data.get("verdict_words") or {}
     verdicts = verdict_words(languages, {True: extra.get("true", []), False: extra.get("false", [])})
@@ -249,8 +253,15 @@ def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = Tru
 
 
 def load_quiz(path: PathLike, formulas: bool = True) -> Quiz:
-    """Load and fully validate one quiz YAML file; raises QuizFormatError."""
-    return quiz_from_data(read_yaml(path), path, formulas)
+    """Load and fully validate one quiz YAML file (unless this text passed the same checks before); raises
+    QuizFormatError."""
+    text = read_text(path)
+    options = f"formulas={formulas}"
+    seen = checked.already_checked(text, options) or (not formulas and checked.already_checked(text, "formulas=True"))
+    quiz = quiz_from_data(read_yaml(path, text), path, formulas, check=not seen)
+    if not seen:
+        checked.mark_checked(text, options)
+    return quiz
 
 
 def load_quizzes(folder: PathLike, formulas: bool = True) -> dict[str, Quiz]:
@@ -273,6 +284,8 @@ def load_answers(path: PathLike) -> dict[str, AnswerValue]:
     data = read_yaml(path)
     if data is None:  # an empty file is "no answers", not a broken file
         return {}
+    from .schema import answers_schema_problems
+
     problems = answers_schema_problems(data)
     if problems:
         raise QuizFormatError(path, problems)

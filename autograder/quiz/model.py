@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 DEFAULT_LANGUAGES = ("en", "fr", "es", "de")  # languages students may answer true/false and free text in
+QUIZ_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"  # used in the answer-file name quiz_<id>.yaml
+QUESTION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+OPTION_ID_PATTERN = r"^[a-z]$"
 QUESTION_TYPES = ("multiple_choice", "true_false", "short_answer", "numeric")
 SOURCES = ("knowledge-check", "objective")
 

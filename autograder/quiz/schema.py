@@ -15,11 +15,9 @@ from jsonschema.exceptions import ValidationError
 
 from ..gradescope.visibility import VISIBILITIES
 from .choices import LANGUAGES
-from .model import QUESTION_TYPES, SOURCES, WRONG_ANSWER_POLICIES
+from .model import (OPTION_ID_PATTERN, QUESTION_ID_PATTERN, QUESTION_TYPES, QUIZ_ID_PATTERN, SOURCES,
+                    WRONG_ANSWER_POLICIES)
 
-QUIZ_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"  # used in the answer-file name quiz_<id>.yaml
-QUESTION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-OPTION_ID_PATTERN = r"^[a-z]$"
 
 _TEXT = {"type": "string", "minLength": 1}
 # {"not": {}} rather than `false`: jsonschema drops the property name from `false` errors.

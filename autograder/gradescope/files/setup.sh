@@ -9,6 +9,7 @@
 #   - compiled to bytecode, the packages and the kit: every submission runs in a fresh container of this
 #     image, where bytecode Python writes at run time is lost, so anything not compiled here (pytest,
 #     hypothesis, most of torch, the kit) would be compiled again before every submission;
+#   - the quiz files checked in full once, stamped so that no submission checks them again;
 # and finally removes read access to the kit (reference solutions, hidden tests, quiz keys) for
 # anyone but root.
 #
@@ -62,6 +63,8 @@ else
 fi
 "$VENV/bin/python" -c "import torch; assert not torch.version.cuda, 'a CUDA build of torch was installed'"
 "$VENV/bin/python" -m compileall -q -j 0 "$SOURCE/autograder" > /dev/null
+# the quiz files checked once here, not before every submission (stamps: autograder/quiz/checked.py)
+(cd "$SOURCE" && ATTNKIT_CACHE="$SOURCE/.cache" PYTHONPATH="$SOURCE" "$VENV/bin/python" -m autograder.quiz check)
 chmod -R a+rX "$VENV"
 
 # Only root (run_autograder) reads the kit: student code runs as another uid.
