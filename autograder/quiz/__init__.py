@@ -8,17 +8,33 @@ Typical use::
     print(result.score, "/", result.max_score)
 """
 
-from .export_gift import to_gift
-from .export_qti import write_qti
-from .answers import AnswerSheet, parse_answer_sheet, read_answer_sheet
-from .grade import (
-    Decision, GradingContext, answer_file_name, grade_answer_file, grade_question, grade_quiz, grade_submission,
-    review_text,
-)
-from .loader import load_answers, load_quiz, load_quizzes, quiz_from_data
-from .model import ItemResult, Option, Question, Quiz, QuizFormatError, QuizResult, RubricItem
-from .normalize import normalize_answer
-from .student import StudentFiles, write_student_files
+import importlib
+
+# What each name is imported from: on first use (PEP 562), so that grading, which needs the loader and the
+# grader, does not import the exporters and handout writers too.
+_FROM = {
+    "to_gift": "export_gift", "write_qti": "export_qti",
+    "AnswerSheet": "answers", "parse_answer_sheet": "answers", "read_answer_sheet": "answers",
+    **dict.fromkeys(["Decision", "GradingContext", "answer_file_name", "grade_answer_file", "grade_question",
+                     "grade_quiz", "grade_submission", "review_text"], "grade"),
+    **dict.fromkeys(["load_answers", "load_quiz", "load_quizzes", "quiz_from_data"], "loader"),
+    **dict.fromkeys(["ItemResult", "Option", "Question", "Quiz", "QuizFormatError", "QuizResult", "RubricItem"],
+                    "model"),
+    "normalize_answer": "normalize", "StudentFiles": "student", "write_student_files": "student",
+}
+
+
+def __getattr__(name: str):
+    if name not in _FROM:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_FROM[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_FROM])
+
 
 __all__ = [
     "AnswerSheet", "Decision", "GradingContext", "parse_answer_sheet", "read_answer_sheet", "review_text",
