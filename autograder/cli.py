@@ -45,8 +45,10 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     from .grading.runner import IMPORT, STATE, DiskFull, grade_class, shipped_stubs
     from .reporting.roster import join_roster, read_canvas_export
     from .sandbox import SandboxUnavailable
+    from .sandbox.isolation import probe_bwrap_early
 
     profiling.event("cli: grade command")
+    probe_bwrap_early(isolation)  # bubblewrap's self-test runs while the class is read
 
     export = None
     if roster is not None:

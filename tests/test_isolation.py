@@ -118,3 +118,30 @@ def test_a_full_disk_ends_with_one_sentence_and_resumes(classdir, tmp_path):
         assert not list(out.rglob("*.tmp")) and not list(out.rglob(".work-*"))
     finally:
         subprocess.run(["umount", "-l", str(out)])
+
+
+def test_bubblewraps_self_test_started_early_gives_the_verdict_a_fresh_one_gives(tmp_path, monkeypatch):
+    """The CLI and the Gradescope entry start bubblewrap's self-test before reading the class; what it
+    answers is what the self-test run at resolve time answers: for a bubblewrap that works (where one
+    does), one that fails, one that is missing, and when the bubblewrap named changed in between."""
+    from autograder.sandbox import isolation
+
+    failing = tmp_path / "bwrap-failing"
+    failing.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    choices = [str(failing), ""] + (["bwrap"] if shutil.which("bwrap") else [])
+    for chosen in choices:
+        monkeypatch.setenv("ATTNKIT_BWRAP", chosen)
+        fresh = isolation.bwrap_works()
+        isolation.probe_bwrap_early()
+        assert isolation.bwrap_works() == fresh, chosen
+        assert isolation._early_probe is None  # collected once
+    monkeypatch.setenv("ATTNKIT_BWRAP", str(failing))
+    isolation.probe_bwrap_early()
+    monkeypatch.setenv("ATTNKIT_BWRAP", "")
+    assert isolation.bwrap_works()[0] is False and "not installed" in isolation.bwrap_works()[1]
+    if shutil.which("bwrap"):
+        monkeypatch.setenv("ATTNKIT_BWRAP", str(failing))
+        isolation.probe_bwrap_early()
+        monkeypatch.setenv("ATTNKIT_BWRAP", "bwrap")
+        assert isolation.bwrap_works() == (True, "bubblewrap"), "the probe of another bubblewrap was used"

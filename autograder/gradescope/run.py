@@ -20,6 +20,7 @@ from ..results import write_atomic
 from ..grading.runner import grade_class
 from ..reporting.gradescope import results_json
 from ..sandbox import SandboxUnavailable
+from ..sandbox.isolation import probe_bwrap_early
 
 STUDENT = "submission"
 MAX_DEPTH, MAX_ENTRIES, MAX_BYTES = 4, 2000, 200 << 20  # far beyond a handout folder
@@ -54,6 +55,7 @@ def copy_submission(source: Path, target: Path) -> list[str]:
 
 def grade_submission(submission: Path, results_path: Path) -> dict:
     allow_weak = os.environ.get("ATTNKIT_ALLOW_WEAK_ISOLATION") == "1"
+    probe_bwrap_early()  # bubblewrap's self-test runs while the submission is copied and read
     with tempfile.TemporaryDirectory(prefix="attnkit-gs-") as scratch:
         folder = Path(scratch) / "class" / STUDENT
         left_out = copy_submission(submission, folder)
