@@ -96,7 +96,7 @@ def prepare(question: Question, given: object) -> CodeAnswer | Verdict:
     """Read a code answer in the parent: a CodeAnswer to evaluate, or a verdict reached without running it."""
     spec = question.code
     try:
-        reading = read_expression(given, vocabulary(spec))
+        reading = _read_as_sentence_wrote_it(given, vocabulary(spec))
     except UnknownName as unknown:
         if unknown.name in spec.wrong_names or unknown.name.startswith("_"):
             return Verdict(False, f"Incorrect: `{unknown.name}` is not part of what this question asks for.")
@@ -116,6 +116,26 @@ def prepare(question: Question, given: object) -> CodeAnswer | Verdict:
     listed = "\n".join(str(m.answer) for m in question.misconceptions)
     key = hashlib.sha256(f"{question.id}\n{spec_fingerprint(spec)}\n{listed}\n{source}".encode()).hexdigest()[:24]
     return CodeAnswer(source, key)
+
+
+def _read_as_sentence_wrote_it(given: object, vocabulary: Vocabulary) -> Reading:
+    """The code as written; if it does not read, as the sentence around it may have changed it: a full stop
+    at its end ("Q @ K.mT."), a capital first letter ("Torch.matmul(...)", a phone's doing). Only the first
+    form that reads is taken, and only when the code as written does not read: nothing that reads is
+    changed, and Python's case is never guessed elsewhere."""
+    try:
+        return read_expression(given, vocabulary)
+    except (UnknownName, Unreadable) as problem:
+        first_problem = problem
+    text = str(given).strip()
+    unstopped = text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else None
+    lowered = [t[:1].lower() + t[1:] for t in (text, unstopped) if t and t[:1].isupper()]
+    for form in [f for f in (unstopped, *lowered) if f]:
+        try:
+            return read_expression(form, vocabulary)
+        except (UnknownName, Unreadable):
+            continue
+    raise first_problem
 
 
 class _AsMatmul(ast.NodeTransformer):

@@ -25,6 +25,7 @@ from .equivalence import Verdict, compare_formula, read_number
 from .model import AnswerValue, ItemResult, Misconception, Question, Quiz, QuizFormatError, QuizResult
 from .meaning import accepted_structures, lexicon, scored_structures
 from .misconceptions import matching_choice, matching_formula, matching_number, matching_text, named
+from .nonanswers import is_non_answer
 from .normalize import normalize_answer
 from .notation import Vocabulary
 from .suggest import Suggestion, reading, rubric_score, suggest, why_not_pinned
@@ -306,6 +307,8 @@ def grade_question(q: Question, given: AnswerValue, context: GradingContext | No
     """Grade one answer. Blank answers score 0 with a 'no answer' note."""
     if _is_blank(given):
         return _item(q, None, 0.0, "No answer given.")
+    if is_non_answer(given):
+        return _item(q, given, 0.0, "No answer given: saying you do not know scores 0, as a blank answer does.")
     context = context or GradingContext()
     key = (context.quiz_id, q.id, type(given).__name__, str(given))
     outcome = context.memo.get(key)

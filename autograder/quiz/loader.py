@@ -11,6 +11,7 @@ import yaml
 
 from .choices import verdict_words
 from .meaning import lexicon, read_meaning
+from .nonanswers import is_non_answer
 from .misconceptions import misconception_problems, wrong_answer_policy
 from .model import (DEFAULT_LANGUAGES, AnswerValue, CodeSpec, MathsSpec, Misconception, Option, Question, Quiz,
                     QuizFormatError, RubricItem)
@@ -113,6 +114,10 @@ def _semantic_problems(data: dict, formulas: bool = True) -> list[tuple[str, str
                                     f"question's {raw['points']:g} points"))
         if raw.get("maths") and raw.get("code"):
             problems.append((where, "a short answer is graded as maths or as code, not both"))
+        for answer in [*raw.get("accepted", []), *([raw["answer"]] if isinstance(raw.get("answer"), str) else [])]:
+            if is_non_answer(answer):
+                problems.append((where, f"the accepted answer {answer!r} reads as \"I do not know\", which always "
+                                        "scores 0 (quiz/nonanswers.py)"))
         if "auto_rubric" in raw:
             problems.append((where, "'auto_rubric' is no longer supported: a keyword rubric only suggests a score "
                                     "to the reviewer; list 'terms' so that answers stating an accepted answer's "

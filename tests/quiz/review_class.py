@@ -48,6 +48,18 @@ def pools() -> dict[str, list[tuple[object, float]]]:
 
 SURFACE = [lambda t: t, lambda t: t, lambda t: t, lambda t: t.lower(), lambda t: t.capitalize(),
            lambda t: t.rstrip(".") + ".", lambda t: " ".join(t.split()) + " ", lambda t: t.upper()]
+# Case carries meaning in code and formulas (`F.softmax` is not `f.SOFTMAX`, K is not k): a class does not
+# retype them in another case, and a label given to one spelling says nothing of the other. What it does:
+# a phone capitalises the first letter, a full stop or spaces are added.
+FORMAL_SURFACE = [lambda t: t, lambda t: t, lambda t: t, lambda t: t, lambda t: t[:1].upper() + t[1:],
+                  lambda t: t.rstrip(".") + ".", lambda t: " ".join(t.split()) + " ", lambda t: t]
+
+
+def formal_questions() -> set[str]:
+    """Questions whose answers are code or formulas."""
+    from autograder.grading.quizzes import load_class_quizzes
+
+    return {q.id for quiz in load_class_quizzes() for q in quiz.questions if q.maths or q.code}
 
 
 def build(root: Path, students: int = 200, seed: int = 19) -> dict[str, float]:
@@ -56,6 +68,7 @@ def build(root: Path, students: int = 200, seed: int = 19) -> dict[str, float]:
     rng = random.Random(seed)
     labels: dict[tuple[str, str], float] = {}
     by_quiz: dict[str, dict[str, list[tuple[object, float]]]] = {}
+    formal = formal_questions()
     for question, pool in sorted(pools().items()):
         quiz = QUIZ_OF.get(question.split("-")[0])
         if quiz:
@@ -70,7 +83,7 @@ def build(root: Path, students: int = 200, seed: int = 19) -> dict[str, float]:
             for question, pool in questions.items():
                 answer, score = rng.choices(pool, weights=[1 / (rank + 1) for rank in range(len(pool))])[0]
                 if isinstance(answer, str):
-                    answer = rng.choice(SURFACE)(answer)
+                    answer = rng.choice(FORMAL_SURFACE if question in formal else SURFACE)(answer)
                 sheet[question] = answer
                 labels[question, review_text(answer)] = score
             (folder / f"quiz_{quiz}.yaml").write_text(yaml.safe_dump(sheet, allow_unicode=True), encoding="utf-8")
