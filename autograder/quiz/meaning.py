@@ -55,6 +55,9 @@ _CONTRACTIONS = ((re.compile(r"\bcan't\b"), "can not"), (re.compile(r"\bwon't\b"
                  (re.compile(r"n't\b"), " not"))
 _BRITISH = re.compile(r"(?<=[^\W\d_]{3})is(e|ed|es|ing|ation|ations)\b")
 TYPO_MIN_LENGTH = 6
+# A five-letter word is read as a term's word only through the slips that rarely make another word: two
+# letters swapped ("scroe" for score) or one left out of a longer word ("befor" for before).
+SHORT_TYPO_LENGTH = 5
 MAX_WORDS = 120  # far beyond a short answer; a longer text is read by a person, not word by word
 
 
@@ -170,17 +173,27 @@ def _negated(word: str) -> bool:
     return word.startswith(_NEGATING)
 
 
+def _slip(token: str, word: str) -> bool:
+    """`token` is `word` with two neighbouring letters swapped, or with one of its letters left out."""
+    if len(token) == len(word):
+        diff = [i for i, (a, b) in enumerate(zip(token, word)) if a != b]
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and token[diff[0]] == word[diff[1]] \
+            and token[diff[1]] == word[diff[0]]
+    return len(word) == len(token) + 1 and any(word[:i] + word[i + 1:] == token for i in range(len(word)))
+
+
 def _correct_typos(tokens: list[str], lex: Lexicon) -> tuple[list[str], list[tuple[str, str]]]:
     from rapidfuzz.distance import OSA
 
-    vocabulary = [w for w in lex.vocabulary if len(w) >= TYPO_MIN_LENGTH and w not in GUARDS]
+    vocabulary = [w for w in lex.vocabulary if len(w) >= SHORT_TYPO_LENGTH and w not in GUARDS]
     prefixes = [p for p in lex.prefixes if len(p) >= TYPO_MIN_LENGTH and p not in GUARDS]
     known = lex.vocabulary | lex.fillers | GUARDS
     out, corrected = [], []
     for token in tokens:
-        if len(token) >= TYPO_MIN_LENGTH and token.isalpha() and token not in known \
+        if len(token) >= SHORT_TYPO_LENGTH and token.isalpha() and token not in known \
                 and not any(token.startswith(w) for w in lex.prefixes):
-            near = {w for w in vocabulary if OSA.distance(token, w, score_cutoff=1) <= 1}
+            near = {w for w in vocabulary if OSA.distance(token, w, score_cutoff=1) <= 1
+                    and (len(token) >= TYPO_MIN_LENGTH and len(w) >= TYPO_MIN_LENGTH or _slip(token, w))}
             # a prefix term ("unnormaliz*") read from the token's start: "unormalized" -> "unnormalized"
             near |= {p + token[cut:] for p in prefixes for cut in (len(p) - 1, len(p), len(p) + 1)
                      if cut < len(token) and OSA.distance(token[:cut], p, score_cutoff=1) <= 1}

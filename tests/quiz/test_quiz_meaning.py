@@ -239,3 +239,53 @@ def test_a_typo_in_a_negated_term_reads_as_it_and_never_as_its_opposite(real_qui
     assert all(t.startswith("un") for t in credited), [t for t in credited if not t.startswith("un")]
     opposite = {t for w in ("normalized", "normalised", "normalizing") for t in _one_edit(w)}
     assert not [t for t in opposite if _credited(q, answer.format(t)) and not t.startswith("un")]
+
+
+def _slips_of_accepted_answers():
+    """(question, accepted answer, its word, that word with a slip, which slip) for every word of five or six
+    letters an accepted answer shares with its question's terms."""
+    from autograder.grading.quizzes import load_class_quizzes
+
+    found = []
+    for q in (q for quiz in load_class_quizzes() for q in quiz.questions if q.terms and q.grading == "text"):
+        vocabulary = lexicon(q.terms, q.languages).vocabulary
+        for answer in q.accepted:
+            for word in {w for w in words(answer) if w.isalpha() and w in vocabulary and len(w) in (5, 6)}:
+                for i in range(len(word) - 1):
+                    found.append((q, answer, word, word[:i] + word[i + 1] + word[i] + word[i + 2:], "swap"))
+                if len(word) == 6:
+                    found += [(q, answer, word, word[:i] + word[i + 1:], "drop") for i in range(len(word))]
+                found += [(q, answer, word, word[:i] + "x" + word[i + 1:], "other") for i in range(len(word))]
+    return found
+
+
+SLIPS = _slips_of_accepted_answers()
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=st.sampled_from(SLIPS))
+def test_a_slip_in_a_short_term_word_never_turns_credit_wrong(case):
+    """Five-letter words: two letters swapped, or one left out of a six-letter word, read as the term's word
+    where that is the only word it can be (the answer then earns what the accepted one earns, or waits for a
+    person); any other change of a short word is never read as it: the answer waits for a person."""
+    import re
+
+    question, answer, word, slipped, kind = case
+    if slipped == word:
+        return
+    written = re.sub(rf"(?i)\b{word}\b", slipped, answer, count=1)
+    if written.lower() == answer.lower():
+        return
+    result = grade_question(question, written)
+    if result.pending:
+        return
+    assert kind != "other" or len(slipped) >= 6, (written, result.feedback)
+    assert result.score == question.points, (written, result.feedback)
+
+
+def test_the_short_slips_the_reader_takes(real_quizzes):
+    question = next(q for q in _free_text(real_quizzes) if q.id == "sc-04")
+    for written in ("set its scroe to -inf before softmax", "set its score to -inf befor softmax"):
+        result = grade_question(question, written)
+        assert (result.score, result.pending) == (question.points, False), (written, result.feedback)
+    assert SLIPS and {k for *_, k in SLIPS} == {"swap", "drop", "other"}

@@ -109,7 +109,7 @@ def groups_of(real_quizzes, qid, texts):
 
 def test_answers_read_with_the_terms_join_across_typos_and_hedges(real_quizzes):
     same = ["THE DECODR CAN ATEND TO ALL ENCOER STATES INSTED OF ONE FINAL VECTR",
-            "the decoder can look at all encoder sates instead of one final vector",
+            "the decoder can look at all encoder states instead of one finl vector",
             "the decoder can probably look at all encoder states instead of one final vector"]
     apart = ["The decoder can look at one final vector instead of all encoder states",   # reversed
              "the encoder can look at all the decoder states instead of one vector",      # roles swapped
@@ -130,11 +130,11 @@ def test_reading_forms_keep_the_terms_and_their_order():
 def test_a_group_whose_hints_disagree_says_so_and_the_largest_comes_first(real_quizzes):
     quiz = real_quizzes["attention"]
     pending = {
-        "the decoder can look at all encoder sates instead of one final vector": {
-            "answer": "the decoder can look at all encoder sates instead of one final vector",
+        "the decoder can look at all encoder states instead of one finl vector": {
+            "answer": "the decoder can look at all encoder states instead of one finl vector",
             "students": ["a", "b", "c"], "suggested": 1.0, "why": "rubric"},
-        "maybe the decoder can look at all encoder sates instead of one final vector": {
-            "answer": "maybe the decoder can look at all encoder sates instead of one final vector",
+        "maybe the decoder can look at all encoder states instead of one finl vector": {
+            "answer": "maybe the decoder can look at all encoder states instead of one finl vector",
             "students": ["d"], "suggested": 2.0, "why": "rubric"},
         "it removes the bottleneck": {"answer": "it removes the bottleneck", "students": ["e", "f", "g", "h"]},
     }
