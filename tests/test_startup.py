@@ -250,6 +250,8 @@ from autograder.grading.runner import grade_class
 assert sum(t.score for t in result.tests) == sum(t.max_score for t in result.tests) > 0
 rewritten = [n for n, m in list(sys.modules.items()) if n.split(".")[0] == "hypothesis"
              and type(getattr(m, "__loader__", None)).__name__ == "AssertionRewritingHook"]
+import gc
+assert gc.isenabled() and gc.get_freeze_count() > 100_000, (gc.isenabled(), gc.get_freeze_count())  # torch frozen
 print(sorted(m for m in ("sympy", "torch._dynamo", "xdist", "_hypothesis_pytestplugin", "jsonschema", "nbformat")
              if m in sys.modules), len(rewritten))
 """
@@ -271,6 +273,32 @@ def test_grading_one_submission_loads_no_sympy_dynamo_or_installed_pytest_plugin
                          cwd=paths.ROOT, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip().splitlines()[-1] == "[] 0"
+
+
+def test_the_collector_pauses_only_for_a_first_import_of_torch_and_runs_again_after(tmp_path):
+    """A process that already holds torch (this one) grades with the collector as it was: nothing paused,
+    nothing frozen; a fresh process pauses it through torch's import and the collection only (the subprocess
+    test above checks that it runs again, with start-up's objects frozen)."""
+    import gc
+
+    from autograder.grading import startup_gc
+
+    frozen = gc.get_freeze_count()
+    submissions = write_class(tmp_path / "class", {"right": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}})
+    seen = []
+    original = startup_gc.resume
+    startup_gc.resume = lambda: (seen.append(gc.isenabled()), original())
+    try:
+        grade_class(submissions, tmp_path / "out", workers=1)
+    finally:
+        startup_gc.resume = original
+    assert seen and all(seen), "the collector was paused in a process that already held torch"
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    code = ("import gc, sys\nfrom autograder.grading import startup_gc\nstartup_gc.pause()\n"
+            "paused = not gc.isenabled()\nimport torch\nstartup_gc.resume()\n"
+            "print(paused, gc.isenabled(), gc.get_freeze_count() > 100_000)")
+    run = subprocess.run([sys.executable, "-c", code], cwd=paths.ROOT, capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["True", "True", "True"]
 
 
 def test_the_handout_notebooks_read_as_json_give_what_nbformat_gives():

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import profiling
+from . import startup_gc
 from ..sandbox.isolation import Isolation
 from .submissions import Submission
 from .worker import DISK_FULL_EXIT, grade_shard, needs_sandbox
@@ -74,11 +75,13 @@ def grade_here(todo: list[Submission], state_dir: Path, log_path: Path, fingerpr
     forget_other_graders(graders_dir)
     before = set(sys.modules)
     profiling.event("in-process grading start", students=len(todo))
+    startup_gc.pause()  # until the hidden tests are collected (startup_gc.py)
     try:
         # what the graders print goes to the log, as a worker's would
         with open(log_path, "w", encoding="utf-8") as log, contextlib.redirect_stdout(log):
             return grade_shard(manifest, server, lambda result: tick(), close=False)
     finally:
+        startup_gc.resume()  # whatever stopped the session before its collection ended
         forget_modules(before, graders_dir)
         if dumpable > 0:
             libc.prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0)

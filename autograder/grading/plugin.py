@@ -16,6 +16,7 @@ from typing import Callable
 import pytest
 
 from .. import profiling
+from . import startup_gc
 from ..sandbox import ForkServer
 from .diagnose import explain_failure
 from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, safe_text, save
@@ -108,6 +109,7 @@ class GradingPlugin:
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         profiling.event("hidden tests collected", items=len(items))
+        startup_gc.resume()  # torch and the hidden tests are imported: collect again (startup_gc.py)
         if self.collect_only:
             self.identities = [((str(i.path), i.function.__code__.co_firstlineno), test_identity(i)) for i in items]
             return

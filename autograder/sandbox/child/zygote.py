@@ -22,6 +22,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # -I leaves the script's folder out
 
 TIMES = {"python ready": (time.time(), time.process_time())}  # for the start-up profile (bench/bench_startup.py), sent in the hello
+import gc
+
+if __name__ == "__main__":  # the zygote itself, not a test importing its helpers
+    gc.disable()  # torch's import makes a million objects and next to no garbage: collected again once warm (main)
 import torch  # noqa: F401 - the point of the zygote: pay for this import once
 TIMES["torch imported"] = (time.time(), time.process_time())
 
@@ -345,6 +349,8 @@ def main() -> None:
     prctl(PR_SET_DUMPABLE, 0)
     forbid.install()  # before any student file, so every child and thread inherits it (docs/kernels.md)
     warm_up()
+    gc.freeze()  # what start-up made is never scanned again, in the zygote or any child (no copy-on-write of it)
+    gc.enable()
     TIMES["warmed up (one backward pass)"] = (time.time(), time.process_time())
     plan = confinement_plan(own_namespace)
     control = socket.socket(fileno=int(os.environ["ATTNKIT_CONTROL_FD"]))
