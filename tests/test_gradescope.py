@@ -88,7 +88,10 @@ def code_tests(data: dict) -> list[dict]:
 
 
 def test_the_kit_is_readable_by_root_only(autograder_root):
-    for part in ("solutions", "autograder/graders", "quizzes"):
+    stamps = list((autograder_root / "source" / ".cache" / "quiz-checked").iterdir())
+    assert len(stamps) == len(list((autograder_root / "source" / "quizzes").glob("*.yaml"))), \
+        "setup.sh checks the quiz files once, so that no submission checks them again"
+    for part in ("solutions", "autograder/graders", "quizzes", ".cache"):
         mode = (autograder_root / "source" / part).stat().st_mode
         assert mode & 0o077 == 0, f"{part} is readable by others: {oct(mode)}"
 
