@@ -184,6 +184,37 @@ def read_number(value: object, constants: dict[str, float] | None = None) -> flo
     return value
 
 
+# An answer may state more than its number: "0.25 (1/4)", "1/sqrt(16) = 0.25", "0.25, i.e. 1/sqrt(d_model)".
+# Each part that looks like maths (a digit, an operator, a name with an underscore, a root) is a claim; an
+# aside in brackets after a space is a part of its own ("sqrt(16)" is not an aside).
+_ASIDE = re.compile(r"(?:^|(?<=\s))\(((?:[^()]|\([^()]*\))*)\)")
+_CLAIMS = re.compile(r",\s|;|=|≈|\s(?:because|since|as|with|where|so|thus|hence|i\.\s?e\.?|that\s+is|"
+                     r"which\s+is|means|gives)\s", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:(?:so|thus|hence|i\.\s?e\.?|that\s+is|which\s+is|because|since|as|with|where|gives|"
+                      r"means|or|and|then)\s+)+", re.IGNORECASE)
+_MATHS_LIKE = re.compile(r"\d|[√^*/·×⅛¼½]|[^\W\d_]_\w|\bsqrt\b|\bexp\b|\blog\b|\bd_?k\b|\bd_?model\b",
+                         re.IGNORECASE)
+_BINDING = re.compile(r"^(?P<expression>.+?)(?:[,;]\s*|\s+(?:with|where|for)\s+)(?P<name>[A-Za-z][A-Za-z0-9_]*)\s*=\s*"
+                      r"(?P<number>-?\d+(?:\.\d+)?)\s*\.?\s*$", re.IGNORECASE)
+
+
+def stated_values(text: str, constants: dict[str, float] | None = None) -> list[float | None]:
+    """Every value an answer states, part by part (None for a part that looks like maths but cannot be read,
+    such as "1/sqrt(d_model)" where d_model has no value): a number is credited only when all agree."""
+    constants = constants or {}
+    spaced = _ASIDE.sub(lambda m: f"; {m.group(1)}; ", str(text))
+    parts = [_LEADING.sub("", p.strip()).rstrip(".:").strip() for p in _CLAIMS.split(spaced)]
+    return [read_number(p, constants) for p in parts if p and _MATHS_LIKE.search(p)]
+
+
+def with_binding(text: str) -> tuple[str, dict[str, float]] | None:
+    """"1/sqrt(d_k) with d_k = 16": the expression and the value it gives its name, as a teacher reads it."""
+    found = _BINDING.match(str(text).strip())
+    if found is None or not _MATHS_LIKE.search(found["expression"]):
+        return None
+    return found["expression"], {found["name"]: float(found["number"])}
+
+
 def _number(text: str, constants: dict[str, float]) -> float | None:
     vocabulary = Vocabulary(frozenset(constants), {k.casefold(): k for k in constants})
     try:

@@ -21,7 +21,7 @@ from .answers import AnswerSheet, read_answer_sheet
 from .choices import read_choice, read_verdict
 from .reasons import choice_doubt, verdict_doubt
 from .code_answers import CodeAnswer, CodeEvaluator, prepare
-from .equivalence import Verdict, compare_formula, read_number
+from .equivalence import Verdict, compare_formula, read_number, stated_values, with_binding
 from .model import AnswerValue, ItemResult, Misconception, Question, Quiz, QuizFormatError, QuizResult
 from .meaning import accepted_structures, lexicon, scored_structures
 from .misconceptions import matching_choice, matching_formula, matching_number, matching_text, named
@@ -142,9 +142,34 @@ def _grade_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
 
 
 def _read_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
-    value = read_number(given, dict(q.constants))
+    constants = dict(q.constants)
+    bound = with_binding(given) if isinstance(given, str) else None
+    text = given
+    if bound is not None:  # "1/sqrt(d_k) with d_k = 16": the expression, with the value the student gives d_k
+        text, named = bound
+        constants = {**constants, **named}
+    claims = stated_values(text, constants) if isinstance(text, str) else []
+    if len(claims) > 1:  # "0.25 (1/4)", "1/sqrt(16) = 0.25", "0.25, i.e. 1/sqrt(d_model)", "64 (std 64)"
+        right = [v for v in claims if v is not None and _within(q, v)]
+        if len(right) == len(claims):
+            return Outcome(q.points, "Correct.")
+        if right:  # the right number, and a claim beside it that is not (or cannot be read): a person weighs it
+            odd = next(v for v in claims if v is None or not _within(q, v))
+            said = "something that cannot be read as a number" if odd is None else f"{odd:g}"
+            return _judged_by_person(q, given, context, "This answer is read by a person",
+                                     Suggestion(None, f"it states the expected number and also {said}", None))
+        if None in claims:  # part of what it states cannot be read: that part may be the answer
+            return _judged_by_person(q, given, context, f"The grader could not read all of {given!r} as numbers")
+        value = claims[0]
+        return _wrong(q, given, context, f"Incorrect: {value:g} is not within {q.tolerance:g} of the expected value.",
+                      matching_number(q, value))
+    value = read_number(text, constants)
     if value is None:
         return _judged_by_person(q, given, context, f"The grader could not read {given!r} as a number")
+    if claims and claims[0] is not None and abs(claims[0] - value) > _FLOAT_SLACK * max(1.0, abs(value)):
+        # "0.25 (one quarter)" read whole as 0.25 · 1/4: its one number and its whole say two things
+        return _judged_by_person(q, given, context, "This answer is read by a person",
+                                 Suggestion(None, f"read as {value:g} as a whole, but it writes {claims[0]:g}", None))
     if _within(q, value):
         return Outcome(q.points, "Correct.")
     message = f"Incorrect: {value:g} is not within {q.tolerance:g} of the expected value."

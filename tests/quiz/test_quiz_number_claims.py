@@ -1,0 +1,86 @@
+"""A number answer earns its points without a person only when everything it states agrees: the number, the
+formula it came from, the aside beside it ("0.25 (1/4)"). A wrong claim beside a right number, or a part
+that cannot be read, goes to a person; a right number beside a wrong one is never scored 0 by itself."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from autograder.grading.quizzes import load_class_quizzes
+from autograder.quiz import grade_question
+from autograder.quiz.equivalence import read_number
+
+NUMERIC = [q for quiz in load_class_quizzes() for q in quiz.questions if q.type == "numeric"]
+JOINTS = [" ({})", ", i.e. {}", " = {}", ", that is {}", " because {}", "; {}", " (= {})", ", so {}"]
+
+
+def right_forms(value: float) -> list[str]:
+    forms = [f"{value:g}", f"{value:.4f}".rstrip("0")]
+    if 0 < value < 1 and abs(1 / value - round(1 / value)) < 1e-9:
+        n = round(1 / value)
+        forms += [f"1/{n}", f"1/sqrt({n * n})", f"{n * n} ** -0.5"]
+    if value > 1 and abs(value - round(value)) < 1e-9:
+        forms += [f"{round(value)}", f"sqrt({round(value) ** 2})", f"{round(value) // 2} * 2" if round(value) % 2 == 0
+                  else f"{round(value)} * 1"]
+    return forms
+
+
+def wrong_forms(value: float) -> list[str]:
+    return [f"{value * 2:g}", f"{value + 1:g}", f"1/{value * 4:g}" if value else "3", "1/sqrt(d_model)", "std 64",
+            f"{value:g} * 8", "sqrt(d_k) / 7"]
+
+
+def check(question, text):
+    return grade_question(question, text)
+
+
+@settings(max_examples=250, deadline=None)
+@given(question=st.sampled_from(NUMERIC), data=st.data())
+def test_a_right_number_beside_a_wrong_claim_is_never_credited_by_itself(question, data):
+    main = data.draw(st.sampled_from(right_forms(question.answer)))
+    claim = data.draw(st.sampled_from(wrong_forms(question.answer)))
+    joint = data.draw(st.sampled_from(JOINTS))
+    value = read_number(claim, dict(question.constants))
+    if value is not None and abs(value - question.answer) <= question.tolerance:
+        return  # the "wrong" claim happens to be right for this question
+    result = check(question, main + joint.format(claim))
+    assert result.pending or result.score < question.points, (main + joint.format(claim), result.feedback)
+
+
+@settings(max_examples=250, deadline=None)
+@given(question=st.sampled_from(NUMERIC), data=st.data())
+def test_a_right_number_beside_a_wrong_one_is_never_scored_zero_by_itself(question, data):
+    wrong = data.draw(st.sampled_from(wrong_forms(question.answer)))
+    right = data.draw(st.sampled_from(right_forms(question.answer)))
+    joint = data.draw(st.sampled_from(JOINTS))
+    text = wrong + joint.format(right)
+    result = check(question, text)
+    assert result.pending or result.score > 0, (text, result.feedback)
+
+
+@settings(max_examples=150, deadline=None)
+@given(question=st.sampled_from(NUMERIC), data=st.data())
+def test_a_right_number_with_its_own_restatement_earns_the_points(question, data):
+    forms = right_forms(question.answer)
+    main, again = data.draw(st.sampled_from(forms)), data.draw(st.sampled_from(forms))
+    joint = data.draw(st.sampled_from([" ({})", " = {}", ", i.e. {}", " (= {})"]))
+    text = main + joint.format(again)
+    result = check(question, text)
+    assert (result.score, result.pending) == (question.points, False), (text, result.feedback)
+
+
+@pytest.mark.parametrize("text, stated, right", [
+    ("1/sqrt(d_k) with d_k = 16", "att-11", True), ("d_k^-0.5 where d_k = 16", "att-11", True),
+    ("1/sqrt(d_k), d_k = 16", "att-11", True), ("1/sqrt(d_k) with d_k = 64", "att-11", False),
+    ("1/sqrt(d_k) with d_k = 64", "sc-11", True), ("d_k ** -0.5 with d_k = 16", "sc-11", False),
+])
+def test_an_expression_with_the_value_it_gives_its_name_is_read_as_a_teacher_reads_it(text, stated, right):
+    question = next(q for q in NUMERIC if q.id == stated)
+    result = check(question, text)
+    assert (result.score == question.points and not result.pending) is right, result.feedback
+
+
+@pytest.mark.parametrize("text, value", [("one-quarter", 0.25), ("one-eighth", 0.125), ("a quarter", 0.25),
+                                         ("three-quarters", 0.75), ("one-sixteenth", 0.0625), ("one half", 0.5)])
+def test_a_fraction_in_words_with_a_hyphen_is_that_fraction(text, value):
+    assert read_number(text) == pytest.approx(value)
