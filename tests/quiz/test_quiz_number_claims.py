@@ -30,42 +30,37 @@ def wrong_forms(value: float) -> list[str]:
             f"{value:g} * 8", "sqrt(d_k) / 7"]
 
 
-def check(question, text):
-    return grade_question(question, text)
+def drawn(question, data, first, second, joints=JOINTS) -> tuple[str, str]:
+    """`first` joined to `second` (forms of the question's answer), and the second part on its own."""
+    one = data.draw(st.sampled_from(first(question.answer)))
+    other = data.draw(st.sampled_from(second(question.answer)))
+    return one + data.draw(st.sampled_from(joints)).format(other), other
 
 
 @settings(max_examples=250, deadline=None)
 @given(question=st.sampled_from(NUMERIC), data=st.data())
 def test_a_right_number_beside_a_wrong_claim_is_never_credited_by_itself(question, data):
-    main = data.draw(st.sampled_from(right_forms(question.answer)))
-    claim = data.draw(st.sampled_from(wrong_forms(question.answer)))
-    joint = data.draw(st.sampled_from(JOINTS))
+    text, claim = drawn(question, data, right_forms, wrong_forms)
     value = read_number(claim, dict(question.constants))
     if value is not None and abs(value - question.answer) <= question.tolerance:
         return  # the "wrong" claim happens to be right for this question
-    result = check(question, main + joint.format(claim))
-    assert result.pending or result.score < question.points, (main + joint.format(claim), result.feedback)
+    result = grade_question(question, text)
+    assert result.pending or result.score < question.points, (text, result.feedback)
 
 
 @settings(max_examples=250, deadline=None)
 @given(question=st.sampled_from(NUMERIC), data=st.data())
 def test_a_right_number_beside_a_wrong_one_is_never_scored_zero_by_itself(question, data):
-    wrong = data.draw(st.sampled_from(wrong_forms(question.answer)))
-    right = data.draw(st.sampled_from(right_forms(question.answer)))
-    joint = data.draw(st.sampled_from(JOINTS))
-    text = wrong + joint.format(right)
-    result = check(question, text)
+    text, _ = drawn(question, data, wrong_forms, right_forms)
+    result = grade_question(question, text)
     assert result.pending or result.score > 0, (text, result.feedback)
 
 
 @settings(max_examples=150, deadline=None)
 @given(question=st.sampled_from(NUMERIC), data=st.data())
 def test_a_right_number_with_its_own_restatement_earns_the_points(question, data):
-    forms = right_forms(question.answer)
-    main, again = data.draw(st.sampled_from(forms)), data.draw(st.sampled_from(forms))
-    joint = data.draw(st.sampled_from([" ({})", " = {}", ", i.e. {}", " (= {})"]))
-    text = main + joint.format(again)
-    result = check(question, text)
+    text, _ = drawn(question, data, right_forms, right_forms, [" ({})", " = {}", ", i.e. {}", " (= {})"])
+    result = grade_question(question, text)
     assert (result.score, result.pending) == (question.points, False), (text, result.feedback)
 
 
@@ -76,7 +71,7 @@ def test_a_right_number_with_its_own_restatement_earns_the_points(question, data
 ])
 def test_an_expression_with_the_value_it_gives_its_name_is_read_as_a_teacher_reads_it(text, stated, right):
     question = next(q for q in NUMERIC if q.id == stated)
-    result = check(question, text)
+    result = grade_question(question, text)
     assert (result.score == question.points and not result.pending) is right, result.feedback
 
 
