@@ -74,8 +74,11 @@ def quiz_answers(quiz: Quiz, skill: float, rng: random.Random, sqrt_as: str | No
             answers[question.id] = not question.answer
         elif question.type == "multiple_choice":
             answers[question.id] = next(o.id for o in question.options if o.id != question.answer)
-        else:
-            answers[question.id] = 1.0 if question.type == "numeric" else "I am not sure"
+        elif question.type == "numeric":
+            answers[question.id] = 1.0
+        else:  # a misconception the quiz names (often one for a person to weigh), else a doubt (scored 0)
+            listed = [m.answer for m in question.misconceptions if isinstance(m.answer, str)]
+            answers[question.id] = listed[0] if listed else "I am not sure"
     return yaml.safe_dump(answers, allow_unicode=True, sort_keys=False)
 
 

@@ -127,8 +127,10 @@ def verdict_doubt(q, value: bool, reason: str) -> str:
         return "the question asks for the reason"
     wrong = [q.misconception or ""] + [m.says for m in q.misconceptions]
     if q.answer is False:
-        return doubt(reason, wrong + [q.prompt]) or _off_topic(reason, [q.explanation])
-    return doubt(reason, wrong, allowed_stems=[q.prompt]) or _off_topic(reason, [q.prompt, q.explanation])
+        return doubt(reason, wrong + [q.prompt]) or _off_topic(reason, [q.explanation]) or \
+            unordered(reason, [q.explanation])
+    return doubt(reason, wrong, allowed_stems=[q.prompt]) or _off_topic(reason, [q.prompt, q.explanation]) or \
+        unordered(reason, [q.prompt, q.explanation])
 
 
 def choice_doubt(q, chosen: str, reason: str, restated: bool = False) -> str:
@@ -145,7 +147,62 @@ def choice_doubt(q, chosen: str, reason: str, restated: bool = False) -> str:
     if chosen != q.answer:
         return doubt(reason, [texts[q.answer]], allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]])
     return doubt(reason, others, allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]]) or (
-        "" if restated else _off_topic(reason, [texts[chosen], q.prompt, q.explanation]))
+        "" if restated else _off_topic(reason, [texts[chosen], q.prompt, q.explanation])) or \
+        unordered(reason, [texts[chosen], q.prompt, q.explanation])
+
+
+# A reason is vouched for only where its meaning is pinned: each of its clauses says what one text of the key
+# says, in its order. Words alone let "one row per key and one column per query" (the key's words, roles
+# swapped), "dot-product scores need extra parameters" (a "no" left out) or "exp(0) = 0" pass.
+_CLAUSES = re.compile(r"[,;:.!?]\s|[;:!?]|\s(?:so|because|since|thus|hence|therefore|i\.e\.?|that\s+is)\s",
+                      re.IGNORECASE)
+_CALL = re.compile(r"[^\W_][\w.]*\s*\([^()]*\)")  # exp(0), o(tq · tk): one unit each, compared whole
+
+
+# Stop words that carry a role or a count where order is the point ("K comes from the decoder", "one key")
+_ORDER_WORDS = frozenset("one two each every all same both more most other over after before into from than per"
+                         .split())
+
+
+def _sequence(text: str) -> list[str]:
+    """A text's words in order as the order check reads them: stop words out, negations kept, words cut to
+    four letters, a call or bracketed formula one unit."""
+    units: list[str] = []
+
+    def unit(found: re.Match) -> str:
+        units.append(re.sub(r"\s", "", found.group()))  # operators kept: q + k is not q · k
+        return f" unit{len(units) - 1} "
+
+    folded = _CALL.sub(unit, fold(text))
+    out = []
+    for word in _TOKENS.findall(folded):
+        if re.fullmatch(r"unit\d+", word):
+            out.append("(" + units[int(word[4:])] + ")")
+        elif word in NEGATIONS or word in _ORDER_WORDS or word.isdigit() or any(c.isdigit() for c in word):
+            out.append(word)
+        elif len(word) == 1 and word in "qkvbtnx":  # the tensors and sizes: "Q, K and V" is not "Q"
+            out.append(word)
+        elif word in STOP or word in _SHORT_WORDS or len(word) < 2:
+            continue
+        else:
+            out.append(word[:4])
+    return out
+
+
+def _contiguous(part: list[str], whole: list[str]) -> bool:
+    """`part` is a run of `whole`, and not one a negation in `whole` turns ("proofs" out of "not proofs")."""
+    return any(whole[i:i + len(part)] == part and (i == 0 or whole[i - 1] not in NEGATIONS)
+               for i in range(len(whole) - len(part) + 1))
+
+
+def unordered(reason: str, sources: list[str]) -> str:
+    """Why `reason` is not pinned by the key ("" when each clause is a run of one source's words, in order)."""
+    texts = [_sequence(t) for t in sources if t]
+    for clause in _CLAUSES.split(f" {reason} "):
+        words = _sequence(clause)
+        if words and not any(_contiguous(words, t) for t in texts):
+            return "its reason is not said in the key's own order (" + " ".join(words[:6]) + ")"
+    return ""
 
 
 def _off_topic(reason: str, topic: list[str]) -> str:
