@@ -171,6 +171,11 @@ def _read_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
         return _judged_by_person(q, given, context, "This answer is read by a person",
                                  Suggestion(None, f"read as {value:g} as a whole, but it writes {claims[0]:g}", None))
     if _within(q, value):
+        said = _said_beside(text) if isinstance(text, str) else ""
+        if said:  # "64, the same as the variance of each component": the number is right, the claim is words
+            return _judged_by_person(q, given, context, "This answer is read by a person",
+                                     Suggestion(q.points, f"the number is right; beside it the answer says "
+                                                          f"\"{said}\", which a person weighs", None))
         return Outcome(q.points, "Correct.")
     message = f"Incorrect: {value:g} is not within {q.tolerance:g} of the expected value."
     listed = matching_number(q, value)
@@ -181,6 +186,22 @@ def _read_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
         return _judged_by_person(q, given, context, "This answer is read by a person",
                                  Suggestion(None, f"read as {value:g}, but it also writes the expected number", None))
     return _wrong(q, given, context, message, listed)
+
+
+# What may stand beside a number without saying anything of its own: hedges, "the answer", units of nothing.
+_BESIDE = re.compile(r"(?:,|;|:|\s[-–—]\s|\s(?:which|that)\s+is\b)\s*(?P<said>.*\S)", re.IGNORECASE)
+_SAYS_NOTHING = frozenset("i think guess believe maybe probably perhaps not sure about roughly approximately "
+                          "approx around nearly so the answer is it that this je pense creo glaube vielleicht "
+                          "peut etre quizas".split())
+
+
+def _said_beside(text: str) -> str:
+    """The words written after a number answer's number, when they say something ("" when they only hedge)."""
+    found = _BESIDE.search(text)
+    if found is None:
+        return ""
+    words = re.findall(r"[^\W\d_]+", found["said"].casefold())
+    return found["said"] if any(w not in _SAYS_NOTHING for w in words) else ""
 
 
 def _within(q: Question, value: float) -> bool:

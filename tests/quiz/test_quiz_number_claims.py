@@ -79,3 +79,22 @@ def test_an_expression_with_the_value_it_gives_its_name_is_read_as_a_teacher_rea
                                          ("three-quarters", 0.75), ("one-sixteenth", 0.0625), ("one half", 0.5)])
 def test_a_fraction_in_words_with_a_hyphen_is_that_fraction(text, value):
     assert read_number(text) == pytest.approx(value)
+
+
+WORD_CLAIMS = ["the standard deviation", "the same as the variance of each component", "one per component",
+               "the number of keys", "because the softmax sums to one", "the mean of the scores", "per head"]
+HEDGES = ["I think", "not sure", "maybe", "probably"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(question=st.sampled_from(NUMERIC), data=st.data())
+def test_words_beside_a_right_number_are_weighed_by_a_person_and_hedges_are_not(question, data):
+    """A claim in words beside the right number ("64, the standard deviation") is never credited by itself;
+    a hedge beside it ("0.25, I think") is graded as the number."""
+    number = data.draw(st.sampled_from(right_forms(question.answer)))
+    joint = data.draw(st.sampled_from([", ", "; ", " - ", ": ", ", which is "]))
+    claim = grade_question(question, number + joint + data.draw(st.sampled_from(WORD_CLAIMS)))
+    assert claim.pending or claim.score < question.points, claim.feedback
+    hedge = data.draw(st.sampled_from(HEDGES))
+    hedged = grade_question(question, f"{number}, {hedge}")
+    assert (hedged.score, hedged.pending) == (question.points, False), (f"{number}, {hedge}", hedged.feedback)
