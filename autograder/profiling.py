@@ -28,6 +28,15 @@ def set_role(role: str) -> None:
 
 
 _seen: set[int] = set()
+_collector = {"seconds": 0.0, "passes": 0, "since": 0.0}  # the cyclic garbage collector's time in this process
+
+
+def _time_collector(phase: str, info: dict) -> None:
+    if phase == "start":
+        _collector["since"] = time.perf_counter()
+    else:
+        _collector["seconds"] += time.perf_counter() - _collector["since"]
+        _collector["passes"] += 1
 
 
 def event(name: str, **fields) -> None:
@@ -37,14 +46,24 @@ def event(name: str, **fields) -> None:
         return
     if os.getpid() not in _seen:
         _seen.add(os.getpid())
+        import gc
+
+        gc.callbacks.append(_time_collector)  # reported with the exit: what start-up spent collecting
         started = process_start()
         if started is not None:
             record("process started", started, os.getpid(), ROLE, 0.0)
         import atexit
 
         atexit.register(lambda pid=os.getpid(): os.getpid() == pid and record(
-            "exit", time.time(), pid, ROLE, time.process_time()))
+            "exit", time.time(), pid, ROLE, time.process_time(), **collector()))
+    if name == "exit":
+        fields = {**fields, **collector()}
     record(name, time.time(), os.getpid(), ROLE, time.process_time(), **fields)
+
+
+def collector() -> dict:
+    """Seconds and passes of the garbage collector since this process's first event."""
+    return {"collector_s": round(_collector["seconds"], 3), "collector_passes": _collector["passes"]}
 
 
 def process_start(pid: int | str = "self") -> float | None:

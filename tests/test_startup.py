@@ -301,6 +301,17 @@ def test_the_collector_pauses_only_for_a_first_import_of_torch_and_runs_again_af
     assert run.stdout.split() == ["True", "True", "True"]
 
 
+def test_a_profiled_process_reports_its_garbage_collector_time_at_exit(tmp_path):
+    """The profile's exit event says how long the collector ran in that process (bench-startup prints it)."""
+    log = tmp_path / "profile.jsonl"
+    code = ("import gc\nfrom autograder import profiling\nprofiling.event('start')\ngc.collect()\ngc.collect()\n"
+            "from autograder.process_exit import exit_now\nexit_now(0)")
+    subprocess.run([sys.executable, "-c", code], cwd=paths.ROOT, check=True,
+                   env={**os.environ, "PYTHONPATH": str(paths.ROOT), profiling.ENV: str(log)})
+    [done] = [e for e in profiling.read(str(log)) if e["event"] == "exit"]
+    assert done["collector_passes"] >= 2 and done["collector_s"] >= 0
+
+
 def test_the_handout_notebooks_read_as_json_give_what_nbformat_gives():
     """The kit reads its own handout notebooks as plain JSON (to tell an untouched file from an edited one);
     what that gives is what nbformat's reading gives, cell for cell."""

@@ -190,6 +190,7 @@ def _read_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
 
 # What may stand beside a number without saying anything of its own: hedges, "the answer", units of nothing.
 _BESIDE = re.compile(r"(?:,|;|:|\s[-–—]\s|\s(?:which|that)\s+is\b)\s*(?P<said>.*\S)", re.IGNORECASE)
+# (not reasons.HEDGES: "only", "always", "depends" qualify a claim; these only say how sure the writer is)
 _SAYS_NOTHING = frozenset("i think guess believe maybe probably perhaps not sure about roughly approximately "
                           "approx around nearly so the answer is it that this je pense creo glaube vielleicht "
                           "peut etre quizas".split())

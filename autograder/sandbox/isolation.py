@@ -86,19 +86,21 @@ def bwrap_command(binary: str) -> list[str]:
 _early_probe: subprocess.Popen | None = None
 
 
+def _self_test(binary: str) -> subprocess.Popen:
+    return subprocess.Popen([*bwrap_command(binary), sys.executable, "-I", "-c", "pass"], env=CLEAN_ENV,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
 def probe_bwrap_early(requested: str = "auto") -> None:
     """Start bubblewrap's self-test now, for `resolve` to collect: it then runs on another core while the
     grading process reads the class, instead of in front of the fork server's launch."""
     global _early_probe
     binary = bwrap_binary() if requested in ("auto", "bwrap") else None
-    if binary is None or _early_probe is not None:
-        return
-    try:
-        _early_probe = subprocess.Popen([*bwrap_command(binary), sys.executable, "-I", "-c", "pass"], env=CLEAN_ENV,
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        text=True)
-    except OSError:
-        _early_probe = None  # bwrap_works runs it again and says why it cannot start
+    if binary is not None and _early_probe is None:
+        try:
+            _early_probe = _self_test(binary)
+        except OSError:
+            _early_probe = None  # bwrap_works starts it again and says why it cannot start
 
 
 def bwrap_works() -> tuple[bool, str]:
@@ -107,25 +109,20 @@ def bwrap_works() -> tuple[bool, str]:
     if binary is None:
         return False, "bubblewrap (bwrap) is not installed" + (" (hidden by ATTNKIT_BWRAP)"
                                                                 if "ATTNKIT_BWRAP" in os.environ else "")
-    early, _early_probe = _early_probe, None
+    probe, _early_probe = _early_probe, None
+    if probe is not None and probe.args[0] != binary:  # started for another bubblewrap (ATTNKIT_BWRAP changed)
+        probe.kill()
+        probe.wait()
+        probe = None
     try:
-        if early is not None and early.args[0] == binary:
-            _, stderr = early.communicate(timeout=120)
-            returncode = early.returncode
-        else:
-            if early is not None:  # started for another bubblewrap (ATTNKIT_BWRAP changed since)
-                early.kill()
-                early.wait()
-                early = None
-            probe = subprocess.run([*bwrap_command(binary), sys.executable, "-I", "-c", "pass"], env=CLEAN_ENV,
-                                   capture_output=True, text=True, timeout=120)
-            returncode, stderr = probe.returncode, probe.stderr
+        probe = probe or _self_test(binary)
+        _, stderr = probe.communicate(timeout=120)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        if early is not None:
-            early.kill()
-            early.wait()
+        if probe is not None:
+            probe.kill()
+            probe.wait()
         return False, f"bubblewrap cannot start here: {exc}"
-    if returncode != 0:
+    if probe.returncode != 0:
         return False, f"bubblewrap cannot start here: {stderr.strip()[:200]}"
     return True, "bubblewrap"
 
