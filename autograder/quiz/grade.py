@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Protocol, Union
 from .answers import AnswerSheet, read_answer_sheet
 from .choices import read_choice, read_verdict
 from .reasons import choice_doubt, verdict_doubt
+from .slips import mended_reading
 from .code_answers import CodeAnswer, CodeEvaluator, prepare
 from .equivalence import Verdict, compare_formula, read_number, stated_values, with_binding
 from .model import AnswerValue, ItemResult, Misconception, Question, Quiz, QuizFormatError, QuizResult
@@ -294,8 +295,23 @@ def _grade_code(q: Question, given: Any, context: GradingContext) -> Outcome:
 
 def _from_verdict(q: Question, given: Any, context: GradingContext, verdict: Verdict) -> Outcome:
     if verdict.equal is None:
-        return _judged_by_person(q, given, context, verdict.message.split(";")[0])
+        return _judged_by_person(q, given, context, verdict.message.split(";")[0], _slip_suggestion(q, given))
     return Outcome(q.points if verdict.equal else 0.0, verdict.message)
+
+
+def _slip_suggestion(q: Question, given: Any) -> Suggestion | None:
+    """An answer that does not run or read for a slip (slips.py): what it is once mended, for the reviewer;
+    answers mended into the same answer share a group. Never credit on its own."""
+    mended = mended_reading(q, given)
+    if mended is None:
+        return None
+    changes = ", ".join(mended.changes)
+    if mended.misconception is None:
+        return Suggestion(q.points, f"with {changes} it is the accepted answer {mended.reads_as!r}; "
+                                    "what a slip costs is the course's call", f"mended: {mended.reads_as}")
+    listed = q.misconceptions[mended.misconception]
+    return Suggestion(listed.points, f"with {changes} it is a listed misconception: {listed.says}",
+                      f"mended misconception: {listed.says}")
 
 
 def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Outcome:
