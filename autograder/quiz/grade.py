@@ -139,7 +139,31 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
 
 
 def _grade_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
-    return _unless_hedged(_read_numeric, q, given, context)
+    return _unless_hedged(_read_numeric, q, _number_as_written(q, given), context)
+
+
+def _number_as_written(q: Question, given: Any) -> Any:
+    """A number answer as the sentence around it may have changed it: a full stop at its end ("0.25.", "I
+    think 0.25."), capitals ("1/SQRT(16)": caps lock, a phone). Taken only when the answer as written does not
+    read, and capitals only where no constant's name has one (then case cannot tell two names apart)."""
+    if not isinstance(given, str) or _reads_as_number(q, given):
+        return given
+    text = given.strip()
+    unstopped = text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else ""
+    lowered = [t.lower() for t in (text, unstopped) if t] if not any(
+        name != name.lower() for name, _ in q.constants) else []
+    return next((form for form in (unstopped, *lowered) if form and _reads_as_number(q, form)), given)
+
+
+def _reads_as_number(q: Question, text: str) -> bool:
+    constants = dict(q.constants)
+    bound = with_binding(text)
+    if bound is not None:
+        text, named = bound
+        constants = {**constants, **named}
+    text = set_aside_hedges(text)
+    claims = stated_values(text, constants)
+    return None not in claims if len(claims) > 1 else read_number(text, constants) is not None  # as _read_numeric
 
 
 def _read_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:

@@ -98,3 +98,48 @@ def test_words_beside_a_right_number_are_weighed_by_a_person_and_hedges_are_not(
     hedge = data.draw(st.sampled_from(HEDGES))
     hedged = grade_question(question, f"{number}, {hedge}")
     assert (hedged.score, hedged.pending) == (question.points, False), (f"{number}, {hedge}", hedged.feedback)
+
+
+# What a sentence or a keyboard does to a number answer: a full stop at its end, capitals (caps lock, a
+# phone's first letter), spacing. Found by the review class (every "0.25." waited for a person).
+SENTENCE_FORMS = [lambda t: t + ".", str.upper, str.capitalize, lambda t: t.lower() + ".", lambda t: f" {t}  "]
+
+
+def _labelled_numbers() -> list[tuple[object, str]]:
+    import yaml
+    from pathlib import Path
+
+    by_id = {q.id: q for q in NUMERIC}
+    found = []
+    for path in sorted(Path(__file__).parent.glob("*_answers.yaml")):
+        for qid, rows in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).items():
+            found += [(by_id[qid], row["answer"]) for row in rows or []
+                      if qid in by_id and isinstance(row, dict) and isinstance(row.get("answer"), str)]
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_sentence_around_a_number_answer_changes_nothing(data):
+    """Every labelled number answer, and generated right and wrong forms of every key, graded the same with a
+    full stop, in capitals or with spaces as written bare (score and whether a person reads it)."""
+    question = data.draw(st.sampled_from(NUMERIC))
+    labelled = [a for q, a in LABELLED_NUMBERS if q is question]
+    text = data.draw(st.sampled_from(labelled + right_forms(question.answer) + wrong_forms(question.answer)))
+    written = data.draw(st.sampled_from(SENTENCE_FORMS))(text)
+    bare, changed = grade_question(question, text), grade_question(question, written)
+    assert (changed.score, changed.pending) == (bare.score, bare.pending), (question.id, text, written)
+
+
+LABELLED_NUMBERS = _labelled_numbers()
+
+
+def test_an_ellipsis_and_case_that_names_a_constant_are_not_a_sentence_s_doing():
+    from dataclasses import replace
+
+    question = next(q for q in NUMERIC if q.answer == 0.25)
+    assert not grade_question(question, "0.25.").pending
+    assert grade_question(question, "0.25..").pending  # an ellipsis is no full stop: a person reads it
+    assert grade_question(question, "1/SQRT(16)").score == question.points
+    cased = replace(question, constants=(("D", 16.0), ("d", 4.0)))  # D and d are two names: case is meaning
+    assert grade_question(cased, "1/SQRT(D)").pending and grade_question(cased, "1/sqrt(D)").score == question.points
