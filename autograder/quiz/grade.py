@@ -300,6 +300,15 @@ def _grade_maths(q: Question, given: Any, context: GradingContext) -> Outcome:
     spec = q.maths
     vocabulary = Vocabulary(frozenset(spec.symbols), dict(spec.aliases))
     verdict = compare_formula(given, spec.answer, vocabulary, spec.factor)
+    if verdict.equal is None and isinstance(given, str):
+        # as the sentence may have changed it ("Sqrt(d_model)", "sqrt(d_k)."): only when it does not read as written
+        text = given.strip()
+        unstopped = text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else ""
+        for form in (unstopped, *(t[:1].lower() + t[1:] for t in (text, unstopped) if t[:1].isupper())):
+            again = compare_formula(form, spec.answer, vocabulary, spec.factor) if form else verdict
+            if again.equal is not None:
+                given, verdict = form, again
+                break
     if verdict.equal is False:
         return _wrong(q, given, context, verdict.message, matching_formula(q, given), verdict.computes)
     return _from_verdict(q, given, context, verdict)
@@ -352,8 +361,8 @@ def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Out
 _HEDGE_BEFORE = re.compile(r"^(?:i\s+think|i\s+guess|i\s+believe|maybe|probably|perhaps|je\s+pense(?:\s+que)?|"
                            r"peut-[êe]tre|creo(?:\s+que)?|quiz[áa]s?|vielleicht|ich\s+glaube|wahrscheinlich)"
                            r"(?:\s*[,:]?\s+(?:it'?s|it\s+is|c'est|es\s+ist|es))?\s*[,:]?\s+", re.I)
-_HEDGE_AFTER = re.compile(r"(?:\s*\?*\s*[,;]?\s*(?:i\s+think|maybe|probably|not\s+sure|je\s+pense|creo|glaube\s+ich))?"
-                          r"\s*\?*\s*$", re.I)
+_HEDGE_AFTER = re.compile(r"(?:\s*\?*\s*[,;]?\s*(?:i\s+think|maybe|probably|not\s+sure|je\s+pense|creo|glaube\s+ich)\.?)?"
+                          r"\s*(?:\?+\.?)?\s*$", re.I)  # "...?" and "...?." (a full stop after it)
 
 
 def set_aside_hedges(text: str) -> str:
