@@ -40,10 +40,12 @@ _BARE = frozenset({"it", "its", "s", "is", "that", "thats", "this", "the", "stat
                    "c", "est", "cest", "es", "das", "ist", "la", "respuesta", "reponse", "antwort", "definitely",
                    "ce", "n", "ne", "lo", "eso", "esto", "so", "sure", "totally", "completely", "absolutely"})
 # Said beside a verdict, these only say how sure the student is: "probably false?", "true, I think".
-_HEDGE_HEAD = re.compile(r"^(?:i\s+(?:think|guess|believe|would\s+say|d\s+say)|probably|maybe|perhaps|je\s+(?:pense|crois)"
+_HEDGE_HEAD = re.compile(r"^(?:(?:hmm+|um+|uh+|well|ok(?:ay)?)\s*[,.]?\s*)?"
+                         r"(?:i\s+(?:think|guess|believe)(?:\s+so)?|i(?:\s+would|\s*['’]\s*d|\s+d)\s+say|hmm+|um+|uh+|well|"
+                         r"probably|maybe|perhaps|je\s+(?:pense|crois)"
                          r"(?:\s+que)?|peut\s*-?\s*etre|probablement|creo(?:\s+que)?|quizas?|probablemente|"
                          r"ich\s+glaube|vielleicht|wahrscheinlich)\s*[,:]?\s+")
-_HEDGE_TAIL = re.compile(r"(?:[\s,;:.!?-]*(?:i\s+think(?:\s+so)?|i\s+guess|i\s+believe|probably|maybe|not\s+(?:100\s*%\s*)?"
+_HEDGE_TAIL = re.compile(r"(?:[\s,;:.!?-]*\b(?:i\s+think(?:\s+so)?|i\s+guess|i\s+believe|probably|maybe|not\s+(?:100\s*%\s*)?"
                          r"sure|je\s+pense|je\s+crois|creo|glaube\s+ich|oder))?[\s?.!]*$")
 # Where a verdict ends and its reason starts: punctuation, a spaced dash, or a word that gives a cause.
 _REASON_START = re.compile(r"\s*(?:[,;:!?.()]|\s[-–—]+\s|[-–—]+\s)\s*|\s+(?=(?:because|since|as|car|parce|porque|"
@@ -134,13 +136,17 @@ def _head_verdict(head: str, words: dict[str, bool]) -> tuple[bool | None, str]:
     return values[0] != bool(negators), ""
 
 
-def read_verdict(given: object, words: dict[str, bool]) -> Reading:
+def read_verdict(given: object, words: dict[str, bool], statement: str = "") -> Reading:
+    """`statement`: the claim the question asks about; "not always" of "X is always Y" denies it (false)."""
     if isinstance(given, bool):
         return Reading(given)
     if not isinstance(given, str):
         return Reading(unreadable=f"Answer with true or false (got {given!r}).")
     text = re.sub(r"n['’]t\b", " not", _plain(" ".join(given.split())))
     text = _HEDGE_TAIL.sub("", _HEDGE_HEAD.sub("", text), count=1).strip()
+    denial = _denial(text, statement, words)
+    if denial is not None:
+        return denial
     if not [t for t in _WORD.findall(text) if t in words or _one_typo(t, words)] and not _NOT_THE_CASE.match(
             " ".join(_WORD.findall(text))):
         return Reading(unclear=f"The grader could not read {given.strip()!r} as true or false")
@@ -162,22 +168,86 @@ def read_verdict(given: object, words: dict[str, bool]) -> Reading:
     return Reading(value, reason=reason)
 
 
+_DENIAL = re.compile(r"^not\s+(?P<echo>[^,;:.!?()\-–—]+?)\s*(?:$|[,;:.!?(]|\s[-–—]+\s|[-–—]+\s|\s+(?=so\b))")
+
+
+def _denial(text: str, statement: str, words: dict[str, bool]) -> Reading | None:
+    """"not always", "not by default", "not the same - false": "not" before words the statement says, in its
+    order, denies the statement (a false verdict). Only of a statement that negates nothing itself; what
+    follows is the reason, read as any reason is (a verdict said again in it must agree)."""
+    found = _DENIAL.match(text)
+    claim = _WORD.findall(_plain(statement))
+    if found is None or not claim or set(claim) & (_NEGATORS | {"no", "never", "cannot", "without"}):
+        return None
+    echo = _WORD.findall(found.group("echo"))
+    if not echo or any(w in words for w in echo) or not any(
+            _in_order(echo[1:], claim[i + 1:]) for i, w in enumerate(claim) if w == echo[0] and i > 0):
+        return None  # the statement's words in its order, not from its first word: "not attention" says nothing
+    reason = text[found.end():].strip(" ,;:.!?-–—")
+    reason = re.sub(r"^so\s+", "", reason)
+    stated = {words[t] for t in _WORD.findall(reason) if t in words and len(t) > 1}
+    if stated - {False}:
+        return Reading(unclear=f"{text!r} does not say plainly true or false")
+    if _WORD.findall(reason) and all(t in words or t in _BARE for t in _WORD.findall(reason)):
+        reason = ""  # "not always - false": the verdict said again
+    return Reading(False, reason=reason)
+
+
+def _in_order(part: list[str], whole: list[str]) -> bool:
+    remaining = iter(whole)
+    return all(word in remaining for word in part)  # "in" on an iterator: each after the one before
+
+
 def _bare_text(text: str) -> str:
     return " ".join(w for w in normalize_answer(text).split() if w not in _ARTICLES)
 
 
-def read_choice(given: object, options: dict[str, str]) -> Reading:
-    """options: id -> text. The option id an answer names, or why it names none (or several)."""
+def option_wording(text: str) -> str:
+    """How an option's text and its other wordings (`also`) are compared: articles and accents aside."""
+    return _plain(_bare_text(text))
+
+
+_SHAPE = re.compile(r"^(?:torch\.size\s*\(\s*)?[(\[]?\s*(\d+(?:\s*[,x×*]\s*\d+)+)\s*,?\s*[)\]]?\s*\)?\.?$", re.I)
+
+
+def _shape(text: str) -> tuple[int, ...] | None:
+    """A shape however it is written: (2, 7, 7), [2, 7, 7], 2x7x7, 2 × 7 × 7, torch.Size([2, 7, 7])."""
+    found = _SHAPE.match(text.strip())
+    return tuple(int(n) for n in re.findall(r"\d+", found.group(1))) if found else None
+_HEDGED_HEAD = re.compile(_HEDGE_HEAD.pattern, re.I)
+_BECAUSE = re.compile(r"^(?:because|since|parce\s+que|car|porque|weil)\s+", re.I)  # "why ...?" "because <option>"
+_HEDGED_TAIL = re.compile(_HEDGE_TAIL.pattern, re.I)
+# The letter at the end, in brackets: "del decodificador (b)", "über die Key-Positionen (b)"
+_LETTER_LAST = re.compile(r"^(?P<text>.*?\S)[\s,;:\-–—]*[(\[](?P<letter>[a-z])[)\]]\s*$", re.S | re.I)
+
+
+def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[str, ...]] | None = None) -> Reading:
+    """options: id -> text; also: id -> other wordings of that option. The option id an answer names, or why
+    it names none (or several). A hedge around the answer ("b?", "I think (a)") says how sure the writer is."""
     if not isinstance(given, str):
         return Reading(unreadable=f"Answer with one option id ({', '.join(options)}).")
     text = _OPTION_PREFIX.sub("", given.strip())
+    unhedged = _HEDGED_TAIL.sub("", _HEDGED_HEAD.sub("", _BECAUSE.sub("", text, count=1)), count=1).strip()
+    if unhedged and unhedged != text:
+        reading = read_choice(unhedged, options, also)
+        if reading.value is not None:
+            return reading
+    last = _LETTER_LAST.match(text)
+    if last and last.group("letter").casefold() in options and not _LETTER.match(text):
+        return read_choice(f"{last.group('letter')}) {last.group('text')}", options, also)
     by_text = {normalize_answer(t): i for i, t in options.items()}
     by_bare = {_bare_text(t): i for i, t in options.items()}
+    wordings = {option_wording(w): i for i, forms in (also or {}).items() for w in forms}
     whole = normalize_answer(text)
     if whole in by_text:  # the text alone ("a weighted sum of values" is not the letter a)
         return Reading(by_text[whole])
     if len(by_bare) == len(options) and _bare_text(text) in by_bare:  # "a weighted sum of the values"
         return Reading(by_bare[_bare_text(text)])
+    if option_wording(text) in wordings:  # another wording the quiz lists ("quadratic", "du décodeur")
+        return Reading(wordings[option_wording(text)], restated=True)
+    shapes = {_shape(t): i for i, t in options.items()}
+    if None not in shapes and len(shapes) == len(options) and _shape(text) in shapes:  # "2x7x7" is (2, 7, 7)
+        return Reading(shapes[_shape(text)])
     place = _PLACE.match(_plain(whole))
     if place:
         places = [n for n, spelled in _PLACES.items() if place.group(1) in spelled]
@@ -188,11 +258,13 @@ def read_choice(given: object, options: dict[str, str]) -> Reading:
         return Reading(unreadable=f"{given!r} names more than one option: answer with one.")
     match = _LETTER.match(text)
     if match is None or match.group(1).casefold() not in options:
-        return _text_then_reason(given, text, options)
+        return _text_then_reason(given, text, options, also)
     letter, rest = match.group(1).casefold(), normalize_answer(match.group(2))
     if not rest or rest == normalize_answer(options[letter]):
         return Reading(letter)
-    named = by_text.get(rest)
+    if wordings.get(option_wording(match.group(2))) == letter:  # "b) du décodeur"
+        return Reading(letter, restated=True)
+    named = by_text.get(rest, wordings.get(option_wording(match.group(2))))
     if named is not None:
         return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with the text of option ({named})")
     if _LETTER.match(match.group(2)) and _LETTER.match(match.group(2)).group(1).casefold() in options:
@@ -207,13 +279,16 @@ def read_choice(given: object, options: dict[str, str]) -> Reading:
     return Reading(letter, reason=match.group(2).strip())
 
 
-def _text_then_reason(given: str, text: str, options: dict[str, str]) -> Reading:
-    """An option's text, then a reason: "O(n²) - every query is scored against every key"."""
+def _text_then_reason(given: str, text: str, options: dict[str, str],
+                      also: dict[str, tuple[str, ...]] | None = None) -> Reading:
+    """An option's text (or another wording of it), then a reason: "O(n²) - every query is scored against
+    every key"."""
     split = re.search(r"\s+[-–—]+\s+|[,;:](?:\s|$)|\s+(?=(?:because|since|as)\b)", text)
     if split:
         head = normalize_answer(text[:split.start()])
+        bare = _bare_text(text[:split.start()])
         named = [i for i, t in options.items() if head in (normalize_answer(t), _bare_text(t))
-                 or _bare_text(text[:split.start()]) == _bare_text(t)]
+                 or bare == _bare_text(t) or _plain(bare) in {option_wording(w) for w in (also or {}).get(i, ())}]
         if len(named) == 1:
             return Reading(named[0], reason=text[split.end():].strip(), restated=True)
     return Reading(unclear=f"The grader could not read {given.strip()!r} as one of the options "

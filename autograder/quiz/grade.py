@@ -103,7 +103,7 @@ def _is_blank(value: Any) -> bool:
 
 
 def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> Outcome:
-    choice = read_choice(given, {o.id: o.text for o in q.options})
+    choice = read_choice(given, {o.id: o.text for o in q.options}, {o.id: o.also for o in q.options if o.also})
     if choice.unclear:
         return _judged_by_person(q, given, context, choice.unclear)
     if choice.unreadable:
@@ -121,7 +121,7 @@ def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> 
 
 
 def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outcome:
-    verdict = read_verdict(given, dict(q.verdicts))
+    verdict = read_verdict(given, dict(q.verdicts), q.prompt)
     if verdict.unclear:
         suggested = None if verdict.value is None else Suggestion(
             q.points if verdict.value == q.answer else 0.0,

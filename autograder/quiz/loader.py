@@ -77,6 +77,23 @@ def _question_label(raw: dict, index: int) -> str:
     return f"question {qid}" if isinstance(qid, str) and qid else f"question #{index + 1}"
 
 
+def _wording_problems(options: list[dict]) -> list[str]:
+    """An option's other wordings (`also`) must name it alone: not another option's text or wording, and
+    not a letter (which names an option by its id)."""
+    from .choices import option_wording
+
+    owner: dict[str, str] = {}
+    problems = []
+    for option in options:
+        for text in [option["text"], *option.get("also", ())]:
+            key = option_wording(text)
+            if text is not option["text"] and re.fullmatch(r"\W*[A-Za-z]\W*", text.strip()):
+                problems.append(f"option {option['id']}: {text!r} in 'also' reads as an option letter")
+            elif owner.setdefault(key, option["id"]) != option["id"]:
+                problems.append(f"option {option['id']}: {text!r} is also a wording of option {owner[key]}")
+    return problems
+
+
 def _semantic_problems(data: dict, formulas: bool = True) -> list[tuple[str, str]]:
     """Checks the schema cannot express. Assumes the data already passed the schema."""
     problems: list[tuple[str, str]] = []
@@ -98,6 +115,7 @@ def _semantic_problems(data: dict, formulas: bool = True) -> list[tuple[str, str
             texts = [o["text"].strip().casefold() for o in raw["options"]]
             if len(set(texts)) != len(texts):
                 problems.append((where, "two options have the same text"))
+            problems += [(where, why) for why in _wording_problems(raw["options"])]
             if raw["answer"] not in option_ids:
                 problems.append((where, f"'answer' must be one of the option ids {', '.join(option_ids)}"
                                         f" (got {raw['answer']!r})"))
@@ -186,7 +204,8 @@ def _build_question(raw: dict, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
         misconception=raw["misconception"],
         source=raw["source"],
         answer=answer,
-        options=tuple(Option(id=o["id"], text=o["text"].strip()) for o in raw.get("options", [])),
+        options=tuple(Option(id=o["id"], text=o["text"].strip(), also=tuple(a.strip() for a in o.get("also", ())))
+                      for o in raw.get("options", [])),
         accepted=tuple(raw.get("accepted", [])),
         regex=tuple(raw.get("regex", [])),
         rubric=tuple(

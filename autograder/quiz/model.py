@@ -43,6 +43,7 @@ class QuizFormatError(ValueError):
 class Option:
     id: str
     text: str
+    also: tuple[str, ...] = ()  # other wordings that mean this option; never shown to students
 
 
 @dataclass(frozen=True)

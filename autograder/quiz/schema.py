@@ -150,7 +150,9 @@ QUIZ_SCHEMA: dict[str, Any] = {
             "type": "object",
             "required": ["id", "text"],
             "additionalProperties": False,
-            "properties": {"id": {"type": "string", "pattern": OPTION_ID_PATTERN}, "text": _TEXT},
+            "properties": {"id": {"type": "string", "pattern": OPTION_ID_PATTERN}, "text": _TEXT,
+                           # other wordings that mean this option (other languages, "quadratic" for O(n²))
+                           "also": {"type": "array", "items": _TEXT, "uniqueItems": True}},
         },
         "rubric_item": {
             "type": "object",

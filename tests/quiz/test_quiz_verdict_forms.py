@@ -63,7 +63,25 @@ def _verdict_grid(q):
     # the statement with its last word turned into another ("... is typically unidirectional")
     never += [f"{w}, {q.prompt.strip().rstrip('.').rsplit(' ', 1)[0]} {other}" for w in _words(right)[:6]
               for other in ("unidirectional", "irrelevant", "impossible", "unrelated", "wrongly", "incorrectly")]
+    # hedges and interjections around a bare verdict say how sure the writer is
+    full += [f.format(w) for f in ("I'd say {}?", "I believe so, {}", "hmm, {}?", "well, {}", "I think so: {}")
+             for w in _words(right)[:6]]
+    # "not always", "not by default": "not" before the statement's own words denies it (a false verdict)
+    denials = [f"not {run}" for run in _runs(q.prompt)]
+    (full if right is False else zero).extend(denials + [f"{d} - false" for d in denials[:8]])
+    never += [f"{d}, {w}" for d in denials[:8] for w in ("true", "yes", "vrai")] if right is False else []
+    never += [f"not {q.prompt.split()[0]}"]  # the statement's subject denied: it says nothing of the claim
     return full, zero, never
+
+
+def _runs(statement: str, longest: int = 3) -> list[str]:
+    """Runs of one to `longest` words of a statement, in its order, after its first word (no verdict word among
+    them): "not attention" of "Attention is ..." denies nothing said."""
+    words = re.findall(r"[^\W\d_]+", statement)
+    verdicts = {w for language in VERDICT_WORDS.values() for side in language.values() for w in side}
+    runs = {" ".join(words[i:i + n]) for n in range(1, longest + 1) for i in range(1, len(words) - n + 1)
+            if words[i].casefold() not in {w.casefold() for w in words[:i]}}
+    return sorted(r for r in runs if not set(r.casefold().split()) & verdicts)
 
 
 def negate(sentence: str) -> str:
@@ -125,6 +143,21 @@ def _choice_grid(q):
     never += [f"({right}) not {texts[right]}" , f"{right}) {texts[right]} or maybe {wrong[0]}"]
     never += [f"({right}) because of {texts[w]}" for w in wrong]
     never += [f"{right}) {negate(texts[right])}", f"{texts[right]} - {texts[wrong[0]]}"]
+    # every other wording the quiz lists for an option (`also`), as the option's text is written
+    also = {o.id: o.also for o in q.options}
+    for form in also[right]:
+        full += [form, f"{right}) {form}", f"{form} ({right})", f"I think {form}", f"{form}?", f"maybe {form}?",
+                 f"because {form}", form.upper(), f"{form}."]
+        never += [f"({w}) {form}" for w in wrong]
+    for w in wrong:
+        zero += list(also[w]) + [f"{w}) {form}" for form in also[w]]
+        never += [f"({right}) {form}" for form in also[w]]
+    full += [f"I think ({right})", f"{right}?", f"{right.upper()}, I think", f"hmm, {right}"]
+    shapes = [re.findall(r"\d+", t) for t in texts.values()]
+    if all(shapes) and all(re.fullmatch(r"\(\s*\d+(?:\s*,\s*\d+)+\s*\)", t) for t in texts.values()):
+        numbers = re.findall(r"\d+", texts[right])
+        full += ["x".join(numbers), " × ".join(numbers), f"[{', '.join(numbers)}]", f"torch.Size([{', '.join(numbers)}])"]
+        zero += ["x".join(re.findall(r"\d+", texts[w])) for w in wrong]
     return full, zero, never
 
 
@@ -163,3 +196,33 @@ def test_reading_a_verdict_or_an_option_never_fails(text):
     for reading in (verdict, choice):
         assert reading.value is not None or reading.unclear or reading.unreadable
         doubt(reading.reason, ["the encoder"], ["the decoder"])
+
+
+def test_a_statement_that_negates_is_not_denied_by_echoing_it(minimal_quiz_data):
+    from autograder.quiz.loader import quiz_from_data as parse_quiz
+
+    data = minimal_quiz_data
+    tf = next(q for q in data["questions"] if q["type"] == "true_false")
+    tf.update(prompt="Dot-product scoring needs no parameters of its own.", answer=True)
+    q = parse_quiz(data).question(tf["id"])
+    assert grade_question(q, "not of its own").pending  # "not" before words of a statement that says "no"
+    tf.update(prompt="Attention is always a hard argmax.", answer=False)
+    q = parse_quiz(data).question(tf["id"])
+    assert grade_question(q, "not always").score == 1 and grade_question(q, "not always, true").pending
+
+
+@pytest.mark.parametrize("also, problem", [
+    ({"a": ["beta"]}, "is also a wording of option"),
+    ({"a": ["the beta"]}, "is also a wording of option"),     # articles aside, it is b's text
+    ({"a": ["Ä"], "b": ["b)"]}, "reads as an option letter"),
+    ({"a": ["first"], "b": ["first"]}, "also a wording of option a"),
+])
+def test_the_loader_refuses_a_wording_that_names_another_option(minimal_quiz_data, also, problem):
+    from autograder.quiz.loader import quiz_from_data as parse_quiz
+    from autograder.quiz.model import QuizFormatError
+
+    mc = next(q for q in minimal_quiz_data["questions"] if q["type"] == "multiple_choice")
+    for option in mc["options"]:
+        option["also"] = also.get(option["id"], [])
+    with pytest.raises(QuizFormatError, match=problem):
+        parse_quiz(minimal_quiz_data)
