@@ -185,24 +185,41 @@ def _slip(token: str, word: str) -> bool:
 def _correct_typos(tokens: list[str], lex: Lexicon) -> tuple[list[str], list[tuple[str, str]]]:
     from rapidfuzz.distance import OSA
 
-    vocabulary = [w for w in lex.vocabulary if len(w) >= SHORT_TYPO_LENGTH and w not in GUARDS]
+    # A guard word is a target only as a word of a term ("insted of" -> "instead of"): the student wrote that
+    # guard, and it is then read as written; a guard is never read as another word (it is known).
+    vocabulary = [w for w in lex.vocabulary if len(w) >= SHORT_TYPO_LENGTH]
     prefixes = [p for p in lex.prefixes if len(p) >= TYPO_MIN_LENGTH and p not in GUARDS]
     known = lex.vocabulary | lex.fillers | GUARDS
     out, corrected = [], []
     for token in tokens:
         if len(token) >= SHORT_TYPO_LENGTH and token.isalpha() and token not in known \
                 and not any(token.startswith(w) for w in lex.prefixes):
-            near = {w for w in vocabulary if OSA.distance(token, w, score_cutoff=1) <= 1
+            # candidate -> what it reads as: a whole word itself, a prefix-term candidate its prefix
+            near = {w: w for w in vocabulary if OSA.distance(token, w, score_cutoff=1) <= 1
                     and (len(token) >= TYPO_MIN_LENGTH and len(w) >= TYPO_MIN_LENGTH or _slip(token, w))}
             # a prefix term ("unnormaliz*") read from the token's start: "unormalized" -> "unnormalized"
-            near |= {p + token[cut:] for p in prefixes for cut in (len(p) - 1, len(p), len(p) + 1)
-                     if cut < len(token) and OSA.distance(token[:cut], p, score_cutoff=1) <= 1}
-            near = {w for w in near if _negated(w) == _negated(token)}
-            if len(near) == 1:
-                corrected.append((token, next(iter(near))))
-                token = corrected[-1][1]
+            near.update({p + token[cut:]: p for p in prefixes for cut in (len(p) - 1, len(p), len(p) + 1)
+                         if cut < len(token) and OSA.distance(token[:cut], p, score_cutoff=1) <= 1})
+            near = {w: r for w, r in near.items() if _negated(w) == _negated(token)}
+            chosen = _one_reading(token, near)
+            if chosen is not None:
+                corrected.append((token, chosen))
+                token = chosen
         out.append(token)
     return out, corrected
+
+
+def _one_reading(token: str, near: dict[str, str]) -> str | None:
+    """The one word a typo stands for: candidates that read alike (one prefix term: "projetcion" is
+    "projection" or "projectcion", both "project*") are one; of two forms of one word ("saturate",
+    "saturates" for "saturats"), the one that ends as the typo does."""
+    if len(set(near.values())) == 1:
+        return min(near, key=lambda w: (w not in near.values(), len(w), w))
+    words = sorted(near)
+    if len(words) == 2 and words[1].startswith(words[0]) and len(words[1]) - len(words[0]) <= 2:
+        ending = [w for w in words if w[-1] == token[-1]]
+        return ending[0] if len(ending) == 1 else None
+    return None
 
 
 @lru_cache(maxsize=256)

@@ -289,3 +289,52 @@ def test_the_short_slips_the_reader_takes(real_quizzes):
         result = grade_question(question, written)
         assert (result.score, result.pending) == (question.points, False), (written, result.feedback)
     assert SLIPS and {k for *_, k in SLIPS} == {"swap", "drop", "other"}
+
+
+def _term_guards():
+    """(question, accepted answer, guard word of a term that the answer uses) for every free-text question."""
+    from autograder.grading.quizzes import load_class_quizzes
+
+    found = []
+    for q in (q for quiz in load_class_quizzes() for q in quiz.questions if q.terms and q.grading == "text"):
+        vocabulary = lexicon(q.terms, q.languages).vocabulary
+        for answer in q.accepted:
+            found += [(q, answer, w) for w in set(words(answer)) if w in GUARDS and w in vocabulary and len(w) >= 6]
+    return found
+
+
+def test_a_typo_of_a_guard_word_of_a_term_reads_as_it_and_of_any_other_guard_never(real_quizzes):
+    """'insted of' is the term 'instead of' as written (a guard read as the student wrote it); a typo of a guard
+    no term uses ('becuase' beside an accepted answer) is never read as anything: a person reads it."""
+    import re
+
+    cases = _term_guards()
+    assert cases, "some accepted answer uses a term's guard word (instead, without, ...)"
+    for q, answer, guard in cases:
+        vocabulary = lexicon(q.terms, q.languages).vocabulary
+        for slipped in {s for s in _one_edit(guard) if s != guard and s not in vocabulary and s not in GUARDS}:
+            written = re.sub(rf"(?i)\b{guard}\b", slipped, answer, count=1)
+            result = grade_question(q, written)
+            assert result.pending or result.score == q.points, (written, result.feedback)
+        assert _credited(q, re.sub(rf"(?i)\b{guard}\b", guard[:2] + guard[3:], answer, count=1))  # one letter out
+    q = next(q for q in _free_text(real_quizzes) if q.id == "att-07")
+    assert grade_question(q, "becuase the decoder can look at all encoder states instead of one final vector").pending
+
+
+@pytest.mark.parametrize("question_id, written, read_as", [
+    ("att-04", "projetcion, scoring, softmax, weighted sum", "projection"),  # two readings of one prefix term
+    ("sc-07", "scores grow, softmax saturats and the gradients vanish", "saturates"),  # ends as the typo does
+])
+def test_a_typo_with_two_candidates_that_read_alike_is_read(real_quizzes, question_id, written, read_as):
+    q = next(q for q in _free_text(real_quizzes) if q.id == question_id)
+    result = grade_question(q, written)
+    assert (result.score, result.pending) == (q.points, False) and read_as in result.feedback, result.feedback
+
+
+def test_a_typo_between_two_different_words_is_never_read():
+    from autograder.quiz.meaning import _one_reading
+
+    assert _one_reading("saturats", {"saturates": "saturates", "saturate": "saturate"}) == "saturates"
+    assert _one_reading("scorse", {"scores": "scores", "scorer": "scorer"}) is None  # not one form of the other
+    assert _one_reading("projetcion", {"projection": "project", "projectcion": "project"}) == "projection"
+    assert _one_reading("masks", {"maske": "maske", "mask": "mask"}) is None  # neither ends as the typo does

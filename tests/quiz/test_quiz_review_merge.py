@@ -108,7 +108,7 @@ def groups_of(real_quizzes, qid, texts):
 
 
 def test_answers_read_with_the_terms_join_across_typos_and_hedges(real_quizzes):
-    same = ["THE DECODR CAN ATEND TO ALL ENCOER STATES INSTED OF ONE FINAL VECTR",
+    same = ["THE DECODR CAN REALLY ATEND TO ALL ENCOER STATES INSTED OF ONE FINAL VECTR",
             "the decoder can look at all encoder states instead of one finl vector",
             "the decoder can probably look at all encoder states instead of one final vector"]
     apart = ["The decoder can look at one final vector instead of all encoder states",   # reversed
