@@ -14,7 +14,7 @@ to a person.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from .normalize import normalize_answer
@@ -106,7 +106,27 @@ def _one_typo(word: str, known: Iterable[str]) -> list[str]:
             return sum(x != y for x, y in zip(a, b)) == 1
         short, long_ = sorted((a, b), key=len)
         return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
-    return [k for k in known if len(k) >= 6 and near(word, k)]
+    found = [k for k in known if len(k) >= 6 and near(word, k)]
+    # a short verdict word ("ture", "fasle", "tru", "truee"): two letters swapped, one left out or doubled, one
+    # added; never one changed, which makes other words ("tree" of "true"), nor a word that is one ("war")
+    if not found and len(word) >= 3 and word not in _REAL_NEIGHBOURS:
+        found = [k for k in known if 4 <= len(k) < 6 and _shuffled(word, k)]
+    return found
+
+
+_REAL_NEIGHBOURS = frozenset("war rue tue fase fals fake vrais wahl wahn ware were".split()) - {"fals"}
+
+
+def _shuffled(word: str, known: str) -> bool:
+    """One edit apart, but not by a changed letter: swapped neighbours, a letter added or left out."""
+    from rapidfuzz.distance import OSA
+
+    if word == known or OSA.distance(word, known, score_cutoff=1) > 1:
+        return False
+    if len(word) == len(known):  # the same length at distance one: a swap or a change
+        diff = [i for i, (a, b) in enumerate(zip(word, known)) if a != b]
+        return len(diff) == 2 and diff[1] == diff[0] + 1
+    return True
 
 
 def _head_verdict(head: str, words: dict[str, bool]) -> tuple[bool | None, str]:
@@ -168,19 +188,24 @@ def read_verdict(given: object, words: dict[str, bool], statement: str = "") -> 
     return Reading(value, reason=reason)
 
 
+# What a false statement is often false for, and what "not" before it denies: "not always", "not only",
+# "not by default", "not the same". "not useful", "not add up to 1" deny a part that may be true: a person reads them.
+QUALIFIERS = frozenset("always only never all every each same default exactly necessarily solely purely entirely "
+                       "completely typically usually just both".split())
 _DENIAL = re.compile(r"^not\s+(?P<echo>[^,;:.!?()\-–—]+?)\s*(?:$|[,;:.!?(]|\s[-–—]+\s|[-–—]+\s|\s+(?=so\b))")
 
 
 def _denial(text: str, statement: str, words: dict[str, bool]) -> Reading | None:
     """"not always", "not by default", "not the same - false": "not" before words the statement says, in its
-    order, denies the statement (a false verdict). Only of a statement that negates nothing itself; what
-    follows is the reason, read as any reason is (a verdict said again in it must agree)."""
+    order and with one of its QUALIFIERS, denies the statement (a false verdict). Only of a statement that
+    negates nothing itself; what follows is the reason, read as any reason is (a verdict said again in it
+    must agree)."""
     found = _DENIAL.match(text)
     claim = _WORD.findall(_plain(statement))
     if found is None or not claim or set(claim) & (_NEGATORS | {"no", "never", "cannot", "without"}):
         return None
     echo = _WORD.findall(found.group("echo"))
-    if not echo or any(w in words for w in echo) or not any(
+    if not echo or any(w in words for w in echo) or not set(echo) & QUALIFIERS or not any(
             _in_order(echo[1:], claim[i + 1:]) for i, w in enumerate(claim) if w == echo[0] and i > 0):
         return None  # the statement's words in its order, not from its first word: "not attention" says nothing
     reason = text[found.end():].strip(" ,;:.!?-–—")
@@ -191,6 +216,29 @@ def _denial(text: str, statement: str, words: dict[str, bool]) -> Reading | None
     if _WORD.findall(reason) and all(t in words or t in _BARE for t in _WORD.findall(reason)):
         reason = ""  # "not always - false": the verdict said again
     return Reading(False, reason=reason)
+
+
+def _word_slip(written: str, word: str) -> bool:
+    """A typo of `word`: one letter added, left out or two swapped (words of four letters or more), or one
+    changed (six or more: shorter words have real neighbours one letter away)."""
+    from rapidfuzz.distance import OSA
+
+    if min(len(written), len(word)) < 4 or not (written.isalpha() and word.isalpha()) or \
+            OSA.distance(written, word, score_cutoff=1) > 1:
+        return False  # letters only: one character of "O(n²)", "(2, 7, 7)" or "exp(0) = 1" is its meaning
+    return len(word) >= 6 or _shuffled(written, word)
+
+
+def _slipped_wording(text: str, options: dict[str, str], also: dict[str, tuple[str, ...]]) -> str | None:
+    """The one option whose text or other wording the answer writes word for word, some words with a typo."""
+    written = option_wording(text).split()
+    found = set()
+    for option, wording in [(i, t) for i, t in options.items()] + [(i, w) for i, ws in also.items() for w in ws]:
+        words = option_wording(wording).split()
+        if len(words) == len(written) and written != words and all(
+                a == b or _word_slip(a, b) for a, b in zip(written, words)):
+            found.add(option)
+    return found.pop() if len(found) == 1 else None
 
 
 def _in_order(part: list[str], whole: list[str]) -> bool:
@@ -216,6 +264,13 @@ def _shape(text: str) -> tuple[int, ...] | None:
     return tuple(int(n) for n in re.findall(r"\d+", found.group(1))) if found else None
 _HEDGED_HEAD = re.compile(_HEDGE_HEAD.pattern, re.I)
 _BECAUSE = re.compile(r"^(?:because|since|parce\s+que|car|porque|weil)\s+", re.I)  # "why ...?" "because <option>"
+# Words that only introduce the choice: "I'd go with b", "my answer is (c)", "it's the decoder"
+_CHOOSING = re.compile(r"^(?:i(?:\s*['’]\s*d|\s+would|\s*['’]\s*ll|\s+will)?\s+(?:go\s+with|pick|choose|say)|"
+                       r"(?:my|the)\s+answer\s+is|it\s*['’]?\s*s|it\s+is|je\s+choisis|elijo|ich\s+w[äa]hle)"
+                       r"\s*[:,]?\s+", re.I)
+# The letter last: "2x7x7 (b)", "(B, T_q, T_k, d_k) -> a", "v^T tanh(W_q q + W_k k), so b"
+_LETTER_AFTER = re.compile(r"^(?P<text>.*?\S)\s*(?:,\s*)?(?:->|=>|→|\bso\b|\bthus\b|\bhence\b)\s*"
+                           r"[(\[]?(?P<letter>[a-z])[)\]]?\s*[.!]?$", re.S | re.I)
 _HEDGED_TAIL = re.compile(_HEDGE_TAIL.pattern, re.I)
 # The letter at the end, in brackets: "del decodificador (b)", "über die Key-Positionen (b)"
 _LETTER_LAST = re.compile(r"^(?P<text>.*?\S)[\s,;:\-–—]*[(\[](?P<letter>[a-z])[)\]]\s*$", re.S | re.I)
@@ -228,13 +283,18 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         return Reading(unreadable=f"Answer with one option id ({', '.join(options)}).")
     text = _OPTION_PREFIX.sub("", given.strip())
     unhedged = _HEDGED_TAIL.sub("", _HEDGED_HEAD.sub("", _BECAUSE.sub("", text, count=1)), count=1).strip()
+    unhedged = _CHOOSING.sub("", unhedged, count=1).strip() or unhedged
     if unhedged and unhedged != text:
         reading = read_choice(unhedged, options, also)
         if reading.value is not None:
             return reading
-    last = _LETTER_LAST.match(text)
+    last = _LETTER_LAST.match(text) or _LETTER_AFTER.match(text)
     if last and last.group("letter").casefold() in options and not _LETTER.match(text):
-        return read_choice(f"{last.group('letter')}) {last.group('text')}", options, also)
+        moved = f"{last.group('letter')}) {last.group('text')}"
+        reading = read_choice(moved, options, also)
+        quoted = repr(moved).strip("'\"")
+        return replace(reading, unclear=reading.unclear.replace(quoted, given.strip()),
+                       unreadable=reading.unreadable.replace(quoted, given.strip()))
     by_text = {normalize_answer(t): i for i, t in options.items()}
     by_bare = {_bare_text(t): i for i, t in options.items()}
     wordings = {option_wording(w): i for i, forms in (also or {}).items() for w in forms}
@@ -245,6 +305,9 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         return Reading(by_bare[_bare_text(text)])
     if option_wording(text) in wordings:  # another wording the quiz lists ("quadratic", "du décodeur")
         return Reading(wordings[option_wording(text)], restated=True)
+    slipped = _slipped_wording(text, options, also or {})
+    if slipped is not None:  # "decoer", "bilinar W", "addtive tahn MLP": one slip in a word of one wording
+        return Reading(slipped, restated=True)
     shapes = {_shape(t): i for i, t in options.items()}
     if None not in shapes and len(shapes) == len(options) and _shape(text) in shapes:  # "2x7x7" is (2, 7, 7)
         return Reading(shapes[_shape(text)])
@@ -253,8 +316,8 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         places = [n for n, spelled in _PLACES.items() if place.group(1) in spelled]
         if places and places[0] <= len(options):  # "the second one": options are shown in the quiz's order
             return Reading(list(options)[places[0] - 1])
-    if _SEVERAL.match(text) and all(c.casefold() in options for c in re.findall(r"\b[a-z]\b", text, re.I)
-                                    if c.casefold() not in ("y", "o")):
+    named = [c.casefold() for c in re.findall(r"\b[a-z]\b", text, re.I) if c.casefold() not in ("y", "o")]
+    if _SEVERAL.match(text) and len(named) >= 2 and all(c in options for c in named):
         return Reading(unreadable=f"{given!r} names more than one option: answer with one.")
     match = _LETTER.match(text)
     if match is None or match.group(1).casefold() not in options:
@@ -262,9 +325,11 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
     letter, rest = match.group(1).casefold(), normalize_answer(match.group(2))
     if not rest or rest == normalize_answer(options[letter]):
         return Reading(letter)
-    if wordings.get(option_wording(match.group(2))) == letter:  # "b) du décodeur"
-        return Reading(letter, restated=True)
-    named = by_text.get(rest, wordings.get(option_wording(match.group(2))))
+    if wordings.get(option_wording(match.group(2))) == letter or (
+            _shape(match.group(2)) is not None and _shape(match.group(2)) == _shape(options[letter])):
+        return Reading(letter, restated=True)  # "b) du décodeur", "b) 2x7x7"
+    named = by_text.get(rest, wordings.get(option_wording(match.group(2)), next(
+        (i for i, t in options.items() if _shape(match.group(2)) and _shape(t) == _shape(match.group(2))), None)))
     if named is not None:
         return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with the text of option ({named})")
     if _LETTER.match(match.group(2)) and _LETTER.match(match.group(2)).group(1).casefold() in options:

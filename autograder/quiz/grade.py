@@ -172,6 +172,14 @@ def _read_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
     text = given
     if bound is not None:  # "1/sqrt(d_k) with d_k = 16": the expression, with the value the student gives d_k
         text, named = bound
+        (name, value), = named.items()
+        if name in constants and abs(constants[name] - value) > _FLOAT_SLACK * max(1.0, abs(value)):
+            return _judged_by_person(q, given, context, "This answer is read by a person", Suggestion(
+                None, f"it says {name} = {value:g}, where the question's {name} is {constants[name]:g}", None))
+        if name not in constants and read_number(text, constants) is not None:
+            # "0.25 with d_k = 64": the number does not use the name, so the binding is a claim of its own
+            return _judged_by_person(q, given, context, "This answer is read by a person", Suggestion(
+                None, f"beside its number it says {name} = {value:g}, which a person checks", None))
         constants = {**constants, **named}
     claims = stated_values(text, constants) if isinstance(text, str) else []
     if len(claims) > 1:  # "0.25 (1/4)", "1/sqrt(16) = 0.25", "0.25, i.e. 1/sqrt(d_model)", "64 (std 64)"

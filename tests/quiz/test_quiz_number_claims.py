@@ -143,3 +143,29 @@ def test_an_ellipsis_and_case_that_names_a_constant_are_not_a_sentence_s_doing()
     assert grade_question(question, "1/SQRT(16)").score == question.points
     cased = replace(question, constants=(("D", 16.0), ("d", 4.0)))  # D and d are two names: case is meaning
     assert grade_question(cased, "1/SQRT(D)").pending and grade_question(cased, "1/sqrt(D)").score == question.points
+
+
+BINDINGS = [" with {} = {}", ", {} = {}", " for {} = {}", " where {} = {}"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_a_size_given_beside_a_number_must_be_the_question_s(data):
+    """"0.25 with d_k = 64": a size the answer states beside its number is a claim; where it is not the
+    question's own, the answer never keeps full credit by itself (a person reads it). The question's own value
+    changes nothing."""
+    question = data.draw(st.sampled_from([q for q in NUMERIC if q.constants]))
+    name, value = data.draw(st.sampled_from(list(question.constants)))
+    form = data.draw(st.sampled_from(right_forms(question.answer)))
+    joint = data.draw(st.sampled_from(BINDINGS))
+    other = data.draw(st.sampled_from([value * 4, value / 4, value + 1, 3.0]))
+    wrong = grade_question(question, form + joint.format(name, f"{other:g}"))
+    assert wrong.pending or wrong.score < question.points, (form, joint, other, wrong.feedback)
+    same = grade_question(question, form + joint.format(name, f"{value:g}"))
+    assert (same.score, same.pending) == (question.points, False), (form, joint, same.feedback)
+
+
+def test_a_name_the_question_does_not_have_beside_a_number_is_read_by_a_person():
+    question = next(q for q in NUMERIC if q.answer == 0.125)
+    assert grade_question(question, "0.125 with T_k = 4").pending
+    assert grade_question(question, "1/sqrt(x) with x = 64").score == question.points  # the name is used

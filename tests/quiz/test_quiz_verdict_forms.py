@@ -67,11 +67,30 @@ def _verdict_grid(q):
     full += [f.format(w) for f in ("I'd say {}?", "I believe so, {}", "hmm, {}?", "well, {}", "I think so: {}")
              for w in _words(right)[:6]]
     # "not always", "not by default": "not" before the statement's own words denies it (a false verdict)
-    denials = [f"not {run}" for run in _runs(q.prompt)]
+    from autograder.quiz.choices import QUALIFIERS
+
+    runs = _runs(q.prompt)
+    denials = [f"not {run}" for run in runs if set(run.casefold().split()) & QUALIFIERS]
+    # "not <a part of the statement>" with no qualifier: the part may be true ("not add up to 1")
+    never += [f"not {run}" for run in runs if not set(run.casefold().split()) & QUALIFIERS]
     (full if right is False else zero).extend(denials + [f"{d} - false" for d in denials[:8]])
     never += [f"{d}, {w}" for d in denials[:8] for w in ("true", "yes", "vrai")] if right is False else []
     never += [f"not {q.prompt.split()[0]}"]  # the statement's subject denied: it says nothing of the claim
+    # typos of the short verdict words: swapped, doubled, left out or added letters are read; a changed letter
+    # ("tree" of "true") is not, since it makes other words
+    for word in [w for w in _words(right) if 4 <= len(w) < 6]:
+        full += sorted(_reshuffled(word))[:12]
+        never += sorted({word[:i] + "x" + word[i + 1:] for i in range(len(word))} - {word} - set(_words(right)))
     return full, zero, never
+
+
+def _reshuffled(word: str) -> set[str]:
+    """The word with two neighbouring letters swapped, one letter doubled, or one left out (kept if 3+ long)."""
+    forms = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
+    forms |= {word[:i] + word[i] + word[i:] for i in range(len(word))}
+    forms |= {word[:i] + word[i + 1:] for i in range(len(word)) if len(word) > 3}
+    words = {w for language in VERDICT_WORDS.values() for side in language.values() for w in side}
+    return {f for f in forms if f != word and f not in words and f not in ("war", "rue", "tue", "fase", "fake")}
 
 
 def _runs(statement: str, longest: int = 3) -> list[str]:
@@ -152,7 +171,8 @@ def _choice_grid(q):
     for w in wrong:
         zero += list(also[w]) + [f"{w}) {form}" for form in also[w]]
         never += [f"({right}) {form}" for form in also[w]]
-    full += [f"I think ({right})", f"{right}?", f"{right.upper()}, I think", f"hmm, {right}"]
+    full += [f"I think ({right})", f"{right}?", f"{right.upper()}, I think", f"hmm, {right}", f"I'd go with {right}",
+             f"my answer is ({right})", f"it's {texts[right]}", f"{texts[right]} -> {right}", f"{texts[right]}, so ({right})"]
     shapes = [re.findall(r"\d+", t) for t in texts.values()]
     if all(shapes) and all(re.fullmatch(r"\(\s*\d+(?:\s*,\s*\d+)+\s*\)", t) for t in texts.values()):
         numbers = re.findall(r"\d+", texts[right])
@@ -226,3 +246,39 @@ def test_the_loader_refuses_a_wording_that_names_another_option(minimal_quiz_dat
         option["also"] = also.get(option["id"], [])
     with pytest.raises(QuizFormatError, match=problem):
         parse_quiz(minimal_quiz_data)
+
+
+def _option_slips(real_quizzes):
+    """(question, option id, its wording with one word mistyped) for every wording of every option."""
+    from autograder.quiz.choices import option_wording
+
+    found = []
+    for q in _questions(real_quizzes, "multiple_choice"):
+        for option in q.options:
+            for wording in (option.text, *option.also):
+                words = option_wording(wording).split()
+                for k, word in enumerate(words):
+                    if len(word) < 4 or not word.isalpha():
+                        continue
+                    slips = {word[:i] + word[i + 1:] for i in range(len(word))}
+                    slips |= {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
+                    slips |= {word[:i] + "q" + word[i + 1:] for i in range(len(word))}  # a changed letter
+                    found += [(q, option.id, " ".join(words[:k] + [s] + words[k + 1:])) for s in sorted(slips - {word})[:6]]
+    return found
+
+
+def test_a_typo_in_an_option_never_turns_it_into_another(real_quizzes):
+    """Every wording of every option with one word mistyped: read as that option (full credit for the right
+    one, 0 for a wrong one), or sent to a person; never credit for a wrong option's typo, never 0 by itself for
+    the right option's."""
+    cases = _option_slips(real_quizzes)
+    assert len(cases) > 300
+    wrong = []
+    for q, option, written in cases:
+        r = grade_question(q, written)
+        if r.pending:
+            continue
+        if (r.score == q.points) != (option == q.answer):
+            wrong.append((q.id, option, written, r.score, r.feedback))
+    read = sum(not grade_question(q, w).pending for q, _, w in cases)
+    assert not wrong and read > len(cases) / 3, (wrong[:10], read, len(cases))
