@@ -20,7 +20,8 @@ from .equivalence import Verdict
 from .model import CodeSpec, Question
 from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
 
-EVALUATOR_VERSION = "3"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions
+EVALUATOR_VERSION = "4"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions;
+#                          4: the second input set has other sizes
 SEEDS = (1013, 2029)  # two input sets: a coincidence on one is not a match
 RTOL, ATOL = 1e-4, 1e-6
 # Errors that say a name was mistyped (`F.sofmax`, `dims=-1`), not that the computation is wrong: a
@@ -173,9 +174,21 @@ def module_source(spec: CodeSpec, expression: str) -> str:
 
 
 def probe_arguments(spec: CodeSpec, seed: int) -> list:
-    """Seeded inputs as placeholders the sandbox rebuilds (sandbox/child/inputs.py), then the constants."""
-    tensors = [{"$randn": {"shape": list(shape), "seed": seed + index}} for index, shape in enumerate(spec.inputs.values())]
-    return tensors + list(spec.constants.values())
+    """Seeded inputs as placeholders the sandbox rebuilds (sandbox/child/inputs.py), then the constants. The
+    second input set has every size changed (sizes(): equal sizes stay equal), so an answer that writes a size
+    of the first set as a number ("/ 2" for / sqrt(d_k) with d_k = 4, `dim=scores.shape[0]`) is not a match."""
+    resize = sizes(spec) if seed != SEEDS[0] else {}
+    tensors = [{"$randn": {"shape": [resize.get(n, n) for n in shape], "seed": seed + index}}
+               for index, shape in enumerate(spec.inputs.values())]
+    return tensors + [resize.get(value, value) if isinstance(value, int) else value for value in spec.constants.values()]
+
+
+def sizes(spec: CodeSpec) -> dict[int, int]:
+    """Each size of the spec's inputs (and a constant equal to one, such as d_k) -> another size: all grow by
+    five, so distinct sizes stay distinct, equal ones equal, and no new size is an old one's square or root
+    by chance of the first set (4 -> 9: sqrt(d_k) goes from 2 to 3). Size 1 (a broadcast axis) stays 1."""
+    found = {n for shape in spec.inputs.values() for n in shape}
+    return {n: n + 5 for n in found if n > 1}
 
 
 def same_tensor(output: object, expected: object) -> bool:

@@ -115,3 +115,32 @@ def test_a_mending_into_something_else_than_an_answer_claims_nothing(questions):
     assert mended_reading(question, "F.sofmax(scores * 2, dim=-1)") is None  # no answer of the question
     assert mended_reading(question, "F.softmax(scores, dim=-1)") is None      # nothing to mend
     assert mended_reading(questions["att-04"], "projetcion, scoring") is None  # free text: meaning.py's job
+
+
+def _sized_siblings(question):
+    """An accepted answer times (a size of the first input set) / (that size read off an input): equal to the
+    key on inputs of those sizes only. And each constant written as its value (`d_k` -> 4)."""
+    spec = question.code
+    found = []
+    for accepted in question.accepted[:2]:
+        for name, shape in spec.inputs.items():
+            for axis, size in enumerate(shape):
+                if size > 1:
+                    found.append(f"({accepted}) * {size} / {name}.shape[{axis}]")
+        for name, value in spec.constants.items():
+            if re.search(rf"\b{name}\b", accepted):
+                found.append(re.sub(rf"\b{name}\b", str(value), accepted))
+    return found
+
+
+def test_an_answer_that_writes_a_size_of_the_test_inputs_is_never_a_match(questions):
+    """The second input set has other sizes: `/ 2` for `/ sqrt(d_k)` (d_k = 4 in the first), `* 4 /
+    Q.shape[-1]`, `dim=scores.shape[0]` compute the key only on the first."""
+    cases = [(q, text) for q in questions.values() if q.code is not None for text in _sized_siblings(q)]
+    assert len(cases) > 10
+    credited = [(q.id, text) for q, text in cases if grade_question(q, text).score == q.points]
+    assert credited == []
+    question = questions["att-01"]
+    for written in ("softmax(QK^T/2)V", "softmax(Q @ K.transpose(-2, -1) / 2) @ V", "softmax(QK^T * 0.5)V"):
+        assert grade_question(question, written).score < question.points, written
+    assert grade_question(question, "softmax(Q @ K.mT / Q.shape[-1] ** 0.5) @ V").score == question.points
