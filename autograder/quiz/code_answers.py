@@ -20,10 +20,12 @@ from .equivalence import Verdict
 from .model import CodeSpec, Question
 from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
 
-EVALUATOR_VERSION = "4"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions;
-#                          4: the second input set has other sizes
+EVALUATOR_VERSION = "5"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions;
+#                          4: the second input set has other sizes; 5: and is float64, larger, compared tightly
 SEEDS = (1013, 2029)  # two input sets: a coincidence on one is not a match
-RTOL, ATOL = 1e-4, 1e-6
+RTOL, ATOL = 1e-4, 1e-6  # float32 inputs (the first set)
+PRECISE_RTOL, PRECISE_ATOL = 1e-9, 1e-12  # float64 inputs (the second): two ways of writing the key agree to ~1e-15
+SECOND_SCALE = 5.0  # large scores (clamps show), small enough that exp() of every score stays finite in float64
 # Errors that say a name was mistyped (`F.sofmax`, `dims=-1`), not that the computation is wrong: a
 # person reads such an answer, as the maths questions do with an unknown name.
 _SLIPS = ("NameError:", "AttributeError:", "TypeError: ")
@@ -177,8 +179,12 @@ def probe_arguments(spec: CodeSpec, seed: int) -> list:
     """Seeded inputs as placeholders the sandbox rebuilds (sandbox/child/inputs.py), then the constants. The
     second input set has every size changed (sizes(): equal sizes stay equal), so an answer that writes a size
     of the first set as a number ("/ 2" for / sqrt(d_k) with d_k = 4, `dim=scores.shape[0]`) is not a match."""
-    resize = sizes(spec) if seed != SEEDS[0] else {}
-    tensors = [{"$randn": {"shape": [resize.get(n, n) for n in shape], "seed": seed + index}}
+    second = seed != SEEDS[0]
+    resize = sizes(spec) if second else {}
+    # the second set is also in float64 and five times larger: compared tightly (same_tensor), an answer that
+    # clamps the scores, rounds them or adds 1e-6 to the weights is no longer within the tolerance of float32
+    precise = {"dtype": "float64", "scale": SECOND_SCALE} if second else {}
+    tensors = [{"$randn": {"shape": [resize.get(n, n) for n in shape], "seed": seed + index, **precise}}
                for index, shape in enumerate(spec.inputs.values())]
     return tensors + [resize.get(value, value) if isinstance(value, int) else value for value in spec.constants.values()]
 
@@ -198,7 +204,8 @@ def same_tensor(output: object, expected: object) -> bool:
         return False
     if output.shape != expected.shape or not output.dtype.is_floating_point:
         return False
-    return bool(torch.allclose(output.double(), expected.double(), rtol=RTOL, atol=ATOL))
+    rtol, atol = (PRECISE_RTOL, PRECISE_ATOL) if expected.dtype == torch.float64 else (RTOL, ATOL)
+    return bool(torch.allclose(output.double(), expected.double(), rtol=rtol, atol=atol))
 
 
 class CodeEvaluator:

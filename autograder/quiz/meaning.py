@@ -70,12 +70,23 @@ def words(text: object) -> list[str]:
         s = pattern.sub(replacement, s)
     s = re.sub(r"-\s*inf\b", "-inf", s)
     s = re.sub(r"\b(?:e\.\s?g|i\.\s?e)\b\.?", " ", s)                # e.g. / i.e. say nothing
-    s = re.sub(r"(?:^|(?<=\s))\(?\d[).](?=\s)", " ", s)             # list numbering: 1) 2. (3)
+    s = _numbering_dropped(s)                                   # list numbering: 1) 2. (3), in order only
+    s = re.sub(r"(?:^|(?<=[,;:(]))\s*!(?![=!])", " not ", s)         # "softmax, ! mix": a "!" no word ends is "not"
     s = re.sub(r"(?<=[^\W\d_])_+(?=[^\W\d_])", "", s)          # q_i = qi, masked_fill = maskedfill
     s = re.sub(r"\b(un|non|pre|post|de|re|anti)-(?=[^\W\d_])", r"\1", s)  # un-normalised = unnormalised
     s = re.sub(r"(?<=[^\W\d_])/(?=[^\W\d_])", " ", s)           # Q/K/V; other slashes stay symbols
     s = _BRITISH.sub(r"iz\1", s)                                # normalised = normalized
     return [t for t in _TOKEN.findall(s) if t not in _LIGHT]
+
+
+_NUMBERING = re.compile(r"(?:^|(?<=\s))\(?(\d)[).](?=\s)")
+
+
+def _numbering_dropped(s: str) -> str:
+    """Step numbers say nothing when they count 1, 2, 3, ... in the order written; numbered otherwise ("4)
+    project 3) score ...": the steps in reverse) they are the order, so they stay and a person reads them."""
+    numbers = [int(m.group(1)) for m in _NUMBERING.finditer(s)]
+    return _NUMBERING.sub(" ", s) if numbers == list(range(1, len(numbers) + 1)) else s
 
 
 @dataclass(frozen=True)

@@ -338,3 +338,23 @@ def test_a_typo_between_two_different_words_is_never_read():
     assert _one_reading("scorse", {"scores": "scores", "scorer": "scorer"}) is None  # not one form of the other
     assert _one_reading("projetcion", {"projection": "project", "projectcion": "project"}) == "projection"
     assert _one_reading("masks", {"maske": "maske", "mask": "mask"}) is None  # neither ends as the typo does
+
+
+@pytest.mark.parametrize("question_id", ["att-04", "sc-07"])
+def test_step_numbers_are_read_only_when_they_count_in_the_order_written(real_quizzes, question_id):
+    """"1) project 2) score ..." is the list; "4) project 3) score ..." numbers the steps in reverse, and
+    "(2) ... (1) ..." swaps them: their numbers are the order, so a person reads them. A "!" no word ends
+    ("softmax, ! mix") is a "not"."""
+    import itertools
+
+    q = next(q for q in _free_text(real_quizzes) if q.id == question_id)
+    phrases = _phrases(q)
+    structure = max(_structures(q), key=len)
+    steps = [phrases[name][0].replace("*", "") for name in structure]
+    for style in ("{}) {}", "{}. {}", "({}) {}"):
+        assert _credited(q, " ".join(style.format(i + 1, s) for i, s in enumerate(steps))), style
+        for order in itertools.permutations(range(1, len(steps) + 1)):
+            if list(order) != list(range(1, len(steps) + 1)):
+                written = " ".join(style.format(n, s) for n, s in zip(order, steps))
+                assert not _credited(q, written), written
+    assert not _credited(q, ", ".join(steps[:-1] + ["! " + steps[-1]]))

@@ -144,3 +144,38 @@ def test_an_answer_that_writes_a_size_of_the_test_inputs_is_never_a_match(questi
     for written in ("softmax(QK^T/2)V", "softmax(Q @ K.transpose(-2, -1) / 2) @ V", "softmax(QK^T * 0.5)V"):
         assert grade_question(question, written).score < question.points, written
     assert grade_question(question, "softmax(Q @ K.mT / Q.shape[-1] ** 0.5) @ V").score == question.points
+
+
+def _near_keys(question):
+    """The key changed by less than float32's tolerance would see: an offset, a factor, a clamp or a rounding
+    of an input, a rounding of the result."""
+    found = []
+    for accepted in question.accepted[:2]:
+        found += [f"({accepted}) + 1e-6", f"({accepted}) * (1 + 1e-6)", f"torch.round({accepted}, decimals=6)"]
+        for name in question.code.inputs:
+            if re.search(rf"\b{name}\b", accepted):
+                found += [re.sub(rf"\b{name}\b", f"{name}.clamp(-6, 6)", accepted, count=1),
+                          re.sub(rf"\b{name}\b", f"torch.round({name}, decimals=5)", accepted, count=1)]
+    return found
+
+
+def test_an_answer_within_float32_s_tolerance_of_the_key_is_no_match(questions):
+    """The second input set is float64, five times larger and compared tightly: clamps, offsets and roundings
+    that float32 inputs hide are told apart, while every accepted answer still matches."""
+    cases = [(q, text) for q in questions.values() if q.code is not None for text in _near_keys(q)]
+    assert len(cases) > 20
+    credited = [(q.id, text) for q, text in cases if grade_question(q, text).score == q.points]
+    assert credited == []
+    for question in (q for q in questions.values() if q.code is not None):
+        for accepted in question.accepted:
+            assert grade_question(question, accepted.replace(" ", "  ")).score == question.points, accepted
+
+
+@pytest.mark.parametrize("written, right", [
+    ("sqrt(d_k) + 1e-9", False), ("sqrt(d_k + 1e-12)", False), ("sqrt(d_k) * 1.0000001", False),
+    ("d_k^0.5", True), ("d_k ** 0.50", True), ("d_k^(1/2)", True), ("(d_k**2)**0.25", True),
+])
+def test_a_formula_is_the_key_exactly_not_to_nine_digits(questions, written, right):
+    question = questions["sc-10"]
+    result = grade_question(question, written)
+    assert (result.score == question.points and not result.pending) == right, result.feedback

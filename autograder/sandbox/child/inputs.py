@@ -4,9 +4,9 @@ from __future__ import annotations
 import torch
 
 
-def seeded_randn(shape: list[int], seed: int, dtype: str = "float32") -> torch.Tensor:
+def seeded_randn(shape: list[int], seed: int, dtype: str = "float32", scale: float = 1.0) -> torch.Tensor:
     generator = torch.Generator().manual_seed(int(seed))
-    values = torch.randn([int(n) for n in shape], generator=generator, dtype=torch.float64)
+    values = torch.randn([int(n) for n in shape], generator=generator, dtype=torch.float64) * float(scale)
     return values.to(getattr(torch, dtype))
 
 
@@ -20,7 +20,7 @@ def materialize(value: object) -> object:
     if isinstance(value, dict):
         if set(value) == {"$randn"}:
             spec = value["$randn"]
-            key = (tuple(spec["shape"]), int(spec["seed"]), spec.get("dtype", "float32"))
+            key = (tuple(spec["shape"]), int(spec["seed"]), spec.get("dtype", "float32"), float(spec.get("scale", 1.0)))
             if key not in _made:
                 _made[key] = seeded_randn(*key)
             return _made[key].clone()
