@@ -108,6 +108,10 @@ def prepare(question: Question, given: object) -> CodeAnswer | Verdict:
         return Verdict(None, f"The grader could not read this as one PyTorch expression ({problem}); "
                              "your instructor will read it.")
     source = canonical_source(reading)
+    cut = _gradient_cut(source)
+    if cut:
+        return Verdict(None, f"It computes the tensors through `{cut}`, which stops the gradient: the values may be "
+                             "the key's, but training through it would not be; your instructor will read it.")
     if reading.maths and spec.notation == "code":
         # right maths is not the PyTorch expression the question asks for; how much it earns is a teacher's call
         return Verdict(None, f"This reads as maths notation ({reading.shown}), and the question asks for a "
@@ -119,6 +123,20 @@ def prepare(question: Question, given: object) -> CodeAnswer | Verdict:
     listed = "\n".join(str(m.answer) for m in question.misconceptions)
     key = hashlib.sha256(f"{question.id}\n{spec_fingerprint(spec)}\n{listed}\n{source}".encode()).hexdigest()[:24]
     return CodeAnswer(source, key)
+
+
+# What cuts an expression off the autograd graph: equal tensors, but nothing would train through them.
+GRADIENT_CUTS = frozenset({"detach", "detach_", "data", "numpy", "item", "tolist", "no_grad", "inference_mode"})
+
+
+def _gradient_cut(source: str) -> str:
+    """The first attribute of `source` that cuts the gradient (`.detach()`, `.data`, ...), or ""."""
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return ""
+    return next((f".{node.attr}" for node in ast.walk(tree)
+                 if isinstance(node, ast.Attribute) and node.attr in GRADIENT_CUTS), "")
 
 
 def _read_as_sentence_wrote_it(given: object, vocabulary: Vocabulary) -> Reading:

@@ -179,3 +179,18 @@ def test_a_formula_is_the_key_exactly_not_to_nine_digits(questions, written, rig
     question = questions["sc-10"]
     result = grade_question(question, written)
     assert (result.score == question.points and not result.pending) == right, result.feedback
+
+
+@pytest.mark.parametrize("cut", [".detach()", ".data", ".detach().clone()"])
+def test_an_answer_that_cuts_the_gradient_is_read_by_a_person(questions, cut):
+    """`.detach()` or `.data` on any part of the key: the same values, but nothing trains through them."""
+    for question in (q for q in questions.values() if q.code is not None):
+        for accepted in question.accepted[:2]:
+            for name in question.code.inputs:
+                if re.search(rf"\b{name}\b", accepted):
+                    written = re.sub(rf"\b{name}\b", f"{name}{cut}", accepted, count=1)
+                    result = grade_question(question, written)
+                    assert result.pending and ("stops the gradient" in result.feedback
+                                               or "could not read" in result.feedback), (written, result.feedback)
+            result = grade_question(question, f"({accepted}){cut}")
+            assert result.pending, (accepted, result.feedback)
