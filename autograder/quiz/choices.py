@@ -51,8 +51,8 @@ _HEDGE_TAIL = re.compile(r"(?:[\s,;:.!?-]*\b(?:i\s+think(?:\s+so)?|i\s+guess|i\s
 _REASON_START = re.compile(r"\s*(?:[,;:!?.()]|\s[-–—]+\s|[-–—]+\s)\s*|\s+(?=(?:because|since|as|car|parce|porque|"
                            r"puesto|weil|denn)\b)")
 _NOT_THE_CASE = re.compile(r"^(?:(?:it|that|this)\s*(?:s|is)\s+)?(not\s+)?the\s+case$")
-_OPTION_PREFIX = re.compile(r"^(?:option|answer|choice|reponse|réponse|respuesta|opcion|opción|antwort)\s*[:=]?\s*",
-                            re.I)
+_OPTION_PREFIX = re.compile(r"^(?:(?:the|la|le|el|die)\s+)?(?:option|answer|choice|reponse|réponse|respuesta|opcion|"
+                            r"opción|antwort)\s*[:=]?\s*", re.I)
 # an opening bracket must close right after the letter: "(b)" names b, "(B, T_q, T_k)" is a shape, not an option
 _LETTER = re.compile(r"^(?:[(\[](?=[a-z]\s*[)\]]))?([a-z])(?:\s*[)\].:,;\-–—=]|\s*$)\s*(.*)$", re.S | re.I)
 _WORD = re.compile(r"[^\W\d_]+")
@@ -136,6 +136,9 @@ def _head_verdict(head: str, words: dict[str, bool]) -> tuple[bool | None, str]:
         return _NOT_THE_CASE.match(" ".join(tokens)).group(1) is None, ""
     if tokens[:2] == ["no", "es"] and len(tokens) > 2:  # Spanish "no es verdad": the "no" negates
         tokens = ["not"] + tokens[1:]
+    if tokens in (["stimmt", "nicht"], ["das", "stimmt", "nicht"]):  # German puts "nicht" after the verb
+        tokens = ["nicht", "stimmt"]
+    tokens = ["nicht" if t in ("keineswegs", "keinesfalls") else t for t in tokens]  # "keineswegs wahr"
     values, negators = [], 0
     for token in tokens:
         if token in _NEGATORS:
@@ -251,16 +254,18 @@ def _bare_text(text: str) -> str:
 
 
 def option_wording(text: str) -> str:
-    """How an option's text and its other wordings (`also`) are compared: articles and accents aside."""
-    return _plain(_bare_text(text))
+    """How an option's text and its other wordings (`also`) are compared: articles, accents and hyphens between
+    words aside ("decoder self attention" is "decoder self-attention")."""
+    return re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", _plain(_bare_text(text)))
 
 
 _SHAPE = re.compile(r"^(?:torch\.size\s*\(\s*)?[(\[]?\s*(\d+(?:\s*[,x×*]\s*\d+)+)\s*,?\s*[)\]]?\s*\)?\.?$", re.I)
+_SPACED_SHAPE = re.compile(r"^[(\[]\s*(\d+(?:\s+\d+)+)\s*[)\]]$")  # "[2 7 7]": brackets make the spaces a list
 
 
 def _shape(text: str) -> tuple[int, ...] | None:
     """A shape however it is written: (2, 7, 7), [2, 7, 7], 2x7x7, 2 × 7 × 7, torch.Size([2, 7, 7])."""
-    found = _SHAPE.match(text.strip())
+    found = _SHAPE.match(text.strip()) or _SPACED_SHAPE.match(text.strip())
     return tuple(int(n) for n in re.findall(r"\d+", found.group(1))) if found else None
 _HEDGED_HEAD = re.compile(_HEDGE_HEAD.pattern, re.I)
 _BECAUSE = re.compile(r"^(?:because|since|parce\s+que|car|porque|weil)\s+", re.I)  # "why ...?" "because <option>"
@@ -298,6 +303,7 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
     by_text = {normalize_answer(t): i for i, t in options.items()}
     by_bare = {_bare_text(t): i for i, t in options.items()}
     wordings = {option_wording(w): i for i, forms in (also or {}).items() for w in forms}
+    wordings.update({option_wording(t): i for i, t in options.items()})  # the text itself, hyphens aside
     whole = normalize_answer(text)
     if whole in by_text:  # the text alone ("a weighted sum of values" is not the letter a)
         return Reading(by_text[whole])

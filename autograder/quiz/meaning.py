@@ -36,6 +36,8 @@ FILLERS: dict[str, frozenset[str]] = {
     "de": frozenset("der die das den dem des ein eine einen einem einer und dann also daher ist sind zu"
                     " es".split()),
 }
+# "First" opening an answer says that its first step comes first; anywhere else it may reorder ("Y, but first X").
+FIRST = frozenset("first firstly premierement primero zuerst erstens".split())
 # Words that turn or qualify a statement. Never fillers, never typo-corrected; named in the review hint.
 GUARDS = frozenset("""
 not no never none nor without cannot can't don't doesn't isn't aren't won't nothing neither only just
@@ -151,6 +153,8 @@ def read_meaning(text: object, lex: Lexicon) -> MeaningReading:
     if len(str(text)) > MAX_WORDS * 20:  # never read a cut text: its tail could turn the meaning
         return MeaningReading((), ("<too long>",), (), "<too long>")
     tokens = [t for t in words(text) if t not in lex.fillers]
+    if tokens[:1] and tokens[0] in FIRST:  # "first project, then score, ...": the first step, first
+        tokens = tokens[1:]
     if len(tokens) > MAX_WORDS:
         return MeaningReading((), ("<too long>",), (), "<too long>")
     tokens, corrected = _correct_typos(tokens, lex)

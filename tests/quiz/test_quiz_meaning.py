@@ -358,3 +358,11 @@ def test_step_numbers_are_read_only_when_they_count_in_the_order_written(real_qu
                 written = " ".join(style.format(n, s) for n, s in zip(order, steps))
                 assert not _credited(q, written), written
     assert not _credited(q, ", ".join(steps[:-1] + ["! " + steps[-1]]))
+
+
+def test_first_opening_an_answer_says_nothing_and_anywhere_else_it_may_reorder(real_quizzes):
+    q = next(q for q in _free_text(real_quizzes) if q.id == "att-04")
+    assert _credited(q, "first project, then score, then softmax, finally mix")
+    assert _credited(q, "Firstly project, score, softmax, weighted sum")
+    assert not _credited(q, "score, but first project, then softmax, mix")
+    assert not _credited(q, "softmax, score, mix, first project")

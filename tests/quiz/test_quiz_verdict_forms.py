@@ -171,12 +171,15 @@ def _choice_grid(q):
     for w in wrong:
         zero += list(also[w]) + [f"{w}) {form}" for form in also[w]]
         never += [f"({right}) {form}" for form in also[w]]
+    full += [f"la réponse {right}", f"the answer {right}", f"die Antwort ({right})"]
+    full += [texts[right].replace("-", " ")] if re.search(r"[a-z]-[a-z]", texts[right]) else []
     full += [f"I think ({right})", f"{right}?", f"{right.upper()}, I think", f"hmm, {right}", f"I'd go with {right}",
              f"my answer is ({right})", f"it's {texts[right]}", f"{texts[right]} -> {right}", f"{texts[right]}, so ({right})"]
     shapes = [re.findall(r"\d+", t) for t in texts.values()]
     if all(shapes) and all(re.fullmatch(r"\(\s*\d+(?:\s*,\s*\d+)+\s*\)", t) for t in texts.values()):
         numbers = re.findall(r"\d+", texts[right])
-        full += ["x".join(numbers), " × ".join(numbers), f"[{', '.join(numbers)}]", f"torch.Size([{', '.join(numbers)}])"]
+        full += ["x".join(numbers), " × ".join(numbers), f"[{', '.join(numbers)}]", f"torch.Size([{', '.join(numbers)}])",
+                 f"[{' '.join(numbers)}]"]
         zero += ["x".join(re.findall(r"\d+", texts[w])) for w in wrong]
     return full, zero, never
 
@@ -189,6 +192,7 @@ def test_every_option_form_of_every_multiple_choice_question(real_quizzes):
 @pytest.mark.parametrize("given, score", [
     ("verdadeiro", 1), ("verdadro", 1), ("incorect", 0), ("no es falso", 1), ("no es verdad", 0),
     ("nicht falsch", 1), ("ce n'est pas faux", 1), ("isn't false", 1), ("not the case", 0),
+    ("stimmt", 1), ("stimmt nicht", 0), ("das stimmt nicht", 0), ("keineswegs wahr", 0), ("keineswegs falsch", 1),
 ])
 def test_a_typo_or_a_negation_in_a_verdict_is_read(real_quizzes, given, score):
     q = next(q for q in _questions(real_quizzes, "true_false") if q.answer is True)
