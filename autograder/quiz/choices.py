@@ -259,6 +259,8 @@ def option_wording(text: str) -> str:
     return re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", _plain(_bare_text(text)))
 
 
+# "B, T_q, T_k, d_k": names in a list, one of them longer than a letter: a shape in symbols, not two options
+_NAMES = re.compile(r"^[(\[]?(?=.*[A-Za-z_]\w)[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+[)\]]?$")
 _SHAPE = re.compile(r"^(?:torch\.size\s*\(\s*)?[(\[]?\s*(\d+(?:\s*[,x×*]\s*\d+)+)\s*,?\s*[)\]]?\s*\)?\.?$", re.I)
 _SPACED_SHAPE = re.compile(r"^[(\[]\s*(\d+(?:\s+\d+)+)\s*[)\]]$")  # "[2 7 7]": brackets make the spaces a list
 
@@ -338,7 +340,8 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         (i for i, t in options.items() if _shape(match.group(2)) and _shape(t) == _shape(match.group(2))), None)))
     if named is not None:
         return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with the text of option ({named})")
-    if _LETTER.match(match.group(2)) and _LETTER.match(match.group(2)).group(1).casefold() in options:
+    if _LETTER.match(match.group(2)) and _LETTER.match(match.group(2)).group(1).casefold() in options \
+            and not _NAMES.match(match.group(2).strip()):
         return Reading(unreadable=f"{given!r} names more than one option: answer with one.")
     if re.search(r"(?:^|[\s,;(])[(\[]?([a-z])[)\]](?:\s|$)", match.group(2), re.I) and any(
             m.casefold() in options and m.casefold() != letter

@@ -176,6 +176,8 @@ def read_number(value: object, constants: dict[str, float] | None = None) -> flo
     if isinstance(value, (int, float)):
         return float(value) if value == value and abs(value) != float("inf") else None
     text = str(value).strip()
+    text = re.sub(r"^~\s*(?=[\d.])", "", text)  # "~64": about 64 (a number answer never means Python's bitwise not)
+    text = re.sub(r"(?<![\w.])(\d+(?:\.\d+)?)\s*%$", r"(\1/100)", text)  # "25%" is 0.25
     if not text or len(text) > 200:
         return None
     commas = _DECIMAL_COMMA.findall(text)

@@ -58,7 +58,7 @@ _WORDS = [  # (pattern on casefolded text, replacement); order matters
     (r"\bmultiplied\s+by\b", " · "), (r"\btimes\b", " · "), (r"\bto\s+the\s+power\s+of\b", " ^ "),
     (r"\bsquared\b", " ^ 2 "), (r"(?<!\.)\btransposed?\b(?!\s*\()", " ^T "),
     (r"\bthree[\s-]+quarters\b", " (3/4) "), (r"\b(?:one|a|an)[\s-]+quarter\b", " (1/4) "),
-    (r"\b(?:one|an?)[\s-]+eighth\b", " (1/8) "), (r"\b(?:one|a)[\s-]+sixteenth\b", " (1/16) "),
+    (r"\b(?:one|a)[\s-]+fourth\b", " (1/4) "), (r"\b(?:one|an?)[\s-]+eighth\b", " (1/8) "), (r"\b(?:one|a)[\s-]+sixteenth\b", " (1/16) "),
     (r"\b(?:one|a)[\s-]+third\b", " (1/3) "), (r"\bone[\s-]+half\b", " (1/2) "),  # not one minus a quarter
     (r"\bsixty[\s-]four\b", " 64 "), (r"\bone\b", " 1 "),
     (r"\btwo\b", " 2 "), (r"\bfour\b", " 4 "), (r"\beight\b", " 8 "), (r"\bsixteen\b", " 16 "),

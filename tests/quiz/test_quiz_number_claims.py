@@ -15,7 +15,9 @@ JOINTS = [" ({})", ", i.e. {}", " = {}", ", that is {}", " because {}", "; {}", 
 
 
 def right_forms(value: float) -> list[str]:
-    forms = [f"{value:g}", f"{value:.4f}".rstrip("0")]
+    forms = [f"{value:g}", f"{value:.4f}".rstrip("0"), f"~{value:g}"]
+    if 0 < value < 1:
+        forms.append(f"{value * 100:g}%")
     if 0 < value < 1 and abs(1 / value - round(1 / value)) < 1e-9:
         n = round(1 / value)
         forms += [f"1/{n}", f"1/sqrt({n * n})", f"{n * n} ** -0.5"]

@@ -286,3 +286,11 @@ def test_a_typo_in_an_option_never_turns_it_into_another(real_quizzes):
             wrong.append((q.id, option, written, r.score, r.feedback))
     read = sum(not grade_question(q, w).pending for q, _, w in cases)
     assert not wrong and read > len(cases) / 3, (wrong[:10], read, len(cases))
+
+
+def test_a_shape_in_symbols_after_a_letter_is_its_reason_not_a_second_letter(real_quizzes):
+    """"option a - B, T_q, T_k, d_k": the list of names is the shape option a writes in symbols (heldout4)."""
+    q = next(q for q in _questions(real_quizzes, "multiple_choice") if q.id == "sc-12")
+    assert grade_question(q, "option a - B, T_q, T_k, d_k").score == q.points
+    assert grade_question(q, "a, b").score == 0 and not grade_question(q, "a, b").pending  # two letters: two options
+    assert grade_question(q, "b - B, T_q, T_k, d_k").score < q.points  # the letter of another option
