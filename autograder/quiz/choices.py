@@ -114,7 +114,8 @@ def _one_typo(word: str, known: Iterable[str]) -> list[str]:
     return found
 
 
-_REAL_NEIGHBOURS = frozenset("war rue tue fase fals fake vrais wahl wahn ware were".split()) - {"fals"}
+# Words one such slip from a verdict word that are words of their own ("war": German "was"; "rue": a street)
+_REAL_NEIGHBOURS = frozenset("war rue tue fase fake vrais wahl wahn ware were".split())
 
 
 def _shuffled(word: str, known: str) -> bool:
