@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Iterable
 
+from .meaning import slip
 from .normalize import normalize_answer
 
 LANGUAGES = ("en", "fr", "es", "de")
@@ -119,15 +120,9 @@ _REAL_NEIGHBOURS = frozenset("war rue tue fase fake vrais wahl wahn ware were".s
 
 
 def _shuffled(word: str, known: str) -> bool:
-    """One edit apart, but not by a changed letter: swapped neighbours, a letter added or left out."""
-    from rapidfuzz.distance import OSA
-
-    if word == known or OSA.distance(word, known, score_cutoff=1) > 1:
-        return False
-    if len(word) == len(known):  # the same length at distance one: a swap or a change
-        diff = [i for i, (a, b) in enumerate(zip(word, known)) if a != b]
-        return len(diff) == 2 and diff[1] == diff[0] + 1
-    return True
+    """One edit apart, but not by a changed letter: swapped neighbours, a letter left out (meaning.slip), or
+    one added (the same, the other way round)."""
+    return word != known and (slip(word, known) or slip(known, word))
 
 
 def _head_verdict(head: str, words: dict[str, bool]) -> tuple[bool | None, str]:
@@ -270,6 +265,8 @@ def _shape(text: str) -> tuple[int, ...] | None:
     """A shape however it is written: (2, 7, 7), [2, 7, 7], 2x7x7, 2 × 7 × 7, torch.Size([2, 7, 7])."""
     found = _SHAPE.match(text.strip()) or _SPACED_SHAPE.match(text.strip())
     return tuple(int(n) for n in re.findall(r"\d+", found.group(1))) if found else None
+
+
 _HEDGED_HEAD = re.compile(_HEDGE_HEAD.pattern, re.I)
 _BECAUSE = re.compile(r"^(?:because|since|parce\s+que|car|porque|weil)\s+", re.I)  # "why ...?" "because <option>"
 # Words that only introduce the choice: "I'd go with b", "my answer is (c)", "it's the decoder"

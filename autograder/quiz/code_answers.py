@@ -18,6 +18,7 @@ from typing import Iterable
 
 from .equivalence import Verdict
 from .model import CodeSpec, Question
+from .normalize import sentence_forms
 from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
 
 EVALUATOR_VERSION = "5"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions;
@@ -148,10 +149,7 @@ def _read_as_sentence_wrote_it(given: object, vocabulary: Vocabulary) -> Reading
         return read_expression(given, vocabulary)
     except (UnknownName, Unreadable) as problem:
         first_problem = problem
-    text = str(given).strip()
-    unstopped = text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else None
-    lowered = [t[:1].lower() + t[1:] for t in (text, unstopped) if t and t[:1].isupper()]
-    for form in [f for f in (unstopped, *lowered) if f]:
+    for form in sentence_forms(str(given)):
         try:
             return read_expression(form, vocabulary)
         except (UnknownName, Unreadable):

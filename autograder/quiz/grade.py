@@ -28,7 +28,7 @@ from .numbers import grade_numeric
 from .outcome import (Decision, Decisions, GradingContext, NoDecisions, Outcome, judged_by_person,  # noqa: F401
                       review_text, set_aside_hedges, shared_evaluator, unless_hedged, wrong_answer)
 from .nonanswers import is_non_answer
-from .normalize import normalize_answer
+from .normalize import normalize_answer, sentence_forms
 from .notation import Vocabulary
 from .suggest import Suggestion, reading, rubric_score, suggest, why_not_pinned
 
@@ -113,11 +113,8 @@ def _grade_maths(q: Question, given: Any, context: GradingContext) -> Outcome:
     vocabulary = Vocabulary(frozenset(spec.symbols), dict(spec.aliases))
     verdict = compare_formula(given, spec.answer, vocabulary, spec.factor)
     if verdict.equal is None and isinstance(given, str):
-        # as the sentence may have changed it ("Sqrt(d_model)", "sqrt(d_k)."): only when it does not read as written
-        text = given.strip()
-        unstopped = text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else ""
-        for form in (unstopped, *(t[:1].lower() + t[1:] for t in (text, unstopped) if t[:1].isupper())):
-            again = compare_formula(form, spec.answer, vocabulary, spec.factor) if form else verdict
+        for form in sentence_forms(given):  # "Sqrt(d_model)", "sqrt(d_k).": only when it does not read as written
+            again = compare_formula(form, spec.answer, vocabulary, spec.factor)
             if again.equal is not None:
                 given, verdict = form, again
                 break

@@ -188,7 +188,7 @@ def _negated(word: str) -> bool:
     return word.startswith(_NEGATING)
 
 
-def _slip(token: str, word: str) -> bool:
+def slip(token: str, word: str) -> bool:
     """`token` is `word` with two neighbouring letters swapped, or with one of its letters left out."""
     if len(token) == len(word):
         diff = [i for i, (a, b) in enumerate(zip(token, word)) if a != b]
@@ -211,7 +211,7 @@ def _correct_typos(tokens: list[str], lex: Lexicon) -> tuple[list[str], list[tup
                 and not any(token.startswith(w) for w in lex.prefixes):
             # candidate -> what it reads as: a whole word itself, a prefix-term candidate its prefix
             near = {w: w for w in vocabulary if OSA.distance(token, w, score_cutoff=1) <= 1
-                    and (len(token) >= TYPO_MIN_LENGTH and len(w) >= TYPO_MIN_LENGTH or _slip(token, w))}
+                    and (len(token) >= TYPO_MIN_LENGTH and len(w) >= TYPO_MIN_LENGTH or slip(token, w))}
             # a prefix term ("unnormaliz*") read from the token's start: "unormalized" -> "unnormalized"
             near.update({p + token[cut:]: p for p in prefixes for cut in (len(p) - 1, len(p), len(p) + 1)
                          if cut < len(token) and OSA.distance(token[:cut], p, score_cutoff=1) <= 1})

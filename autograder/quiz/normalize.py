@@ -92,6 +92,22 @@ def plain_text(text: object) -> str:
     return " ".join(s.split())
 
 
+def sentence_forms(text: str, case: str = "first") -> list[str]:
+    """What a sentence may have done to an answer, undone, in the order to try them: a full stop at its end
+    taken off (an ellipsis is not one), then capitals: `case` "first" lowers the first letter (a phone's
+    doing), "all" every letter (caps lock), "none" none (where case tells names apart). Each form differs from
+    `text`; a reader tries them only when `text` itself does not read, so nothing that reads is changed."""
+    text = text.strip()
+    unstopped = text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else ""
+    lowered = {"first": [t[:1].lower() + t[1:] for t in (text, unstopped) if t[:1].isupper()],
+               "all": [t.lower() for t in (text, unstopped) if t], "none": []}[case]
+    forms = []
+    for form in (unstopped, *lowered):
+        if form and form != text and form not in forms:
+            forms.append(form)
+    return forms
+
+
 def keyword_in(keyword: str, normalized_answer: str) -> bool:
     """Does the normalised answer mention `keyword`?
 

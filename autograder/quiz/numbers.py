@@ -12,6 +12,7 @@ from typing import Any
 from .equivalence import read_number, stated_values, with_binding
 from .misconceptions import matching_number
 from .model import Question
+from .normalize import sentence_forms
 from .outcome import (FLOAT_SLACK, GradingContext, Outcome, judged_by_person, set_aside_hedges, unless_hedged,
                       wrong_answer)
 from .suggest import Suggestion
@@ -26,11 +27,9 @@ def _number_as_written(q: Question, given: Any) -> Any:
     read, and capitals only where no constant's name has one (then case cannot tell two names apart)."""
     if not isinstance(given, str) or _reads_as_number(q, given):
         return given
-    text = given.strip()
-    unstopped = text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else ""
-    lowered = [t.lower() for t in (text, unstopped) if t] if not any(
-        name != name.lower() for name, _ in q.constants) else []
-    return next((form for form in (unstopped, *lowered) if form and _reads_as_number(q, form)), given)
+    cased = any(name != name.lower() for name, _ in q.constants)
+    return next((form for form in sentence_forms(given, "none" if cased else "all") if _reads_as_number(q, form)),
+                given)
 
 
 def _reads_as_number(q: Question, text: str) -> bool:

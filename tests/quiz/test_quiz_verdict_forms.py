@@ -238,7 +238,7 @@ def test_a_statement_that_negates_is_not_denied_by_echoing_it(minimal_quiz_data)
 @pytest.mark.parametrize("also, problem", [
     ({"a": ["beta"]}, "is also a wording of option"),
     ({"a": ["the beta"]}, "is also a wording of option"),     # articles aside, it is b's text
-    ({"a": ["Ä"], "b": ["b)"]}, "reads as an option letter"),
+    ({"b": ["b)"]}, "reads as an option letter"),
     ({"a": ["first"], "b": ["first"]}, "also a wording of option a"),
 ])
 def test_the_loader_refuses_a_wording_that_names_another_option(minimal_quiz_data, also, problem):
