@@ -169,12 +169,13 @@ def test_free_text_is_accepted_exactly_or_waits_for_review(mini, given, score, p
 
 
 def test_free_text_earns_credit_only_when_it_states_an_accepted_answer(real_quizzes):
-    """Credit without review needs the key terms of an accepted answer, in its order and with nothing
-    else; a full keyword match alone (swapped roles, negation, stuffing) only gets a suggestion."""
+    """Credit without review needs the key terms of an accepted answer (or of a partial answer whose score
+    the quiz fixed), in its order and with nothing else; a full keyword match alone (swapped roles,
+    negation, stuffing) only gets a suggestion."""
     question = real_quizzes["attention_score"].question("sc-07")  # grow / saturate / shrink
     cases = {
-        "The scores get large.": (0, True),
-        "Scores grow and softmax saturates": (0, True),
+        "The scores get large.": (1, False),  # partial answers the quiz scores (`scored:`)
+        "Scores grow and softmax saturates": (2, False),
         "Scores grow and softmax saturates, I guess": (0, True),
         "Scores grow, the softmax saturates and gradients vanish": (3, False),
         "the scores grow so the softmax saturates, so the gradients vanish": (3, False),
@@ -196,8 +197,10 @@ def test_a_pending_free_text_answer_carries_the_rubric_suggestion_and_why(real_q
     assert reversed_.suggested_score == 2  # every rubric keyword is there: a hint, never the grade
     assert "'compresses'" in reversed_.suggestion and "not graded automatically" in reversed_.suggestion
     assert reversed_.meaning == "attention compresses <all-states> into <one-vector>"
-    swapped = grade_question(question, "The decoder can look at one final vector instead of all encoder states")
+    swapped = grade_question(question, "Instead of all encoder states, the decoder can look at one final vector")
     assert swapped.pending and "in that order" in swapped.suggestion
+    declared = grade_question(question, "The decoder can look at one final vector instead of all encoder states")
+    assert (declared.score, declared.pending) == (0, False) and "reversed" in declared.feedback  # `scored:` 0
     negated = grade_question(question, "the decoder can not look at all encoder states instead of one final vector")
     assert negated.pending and "it says 'not'" in negated.suggestion
     right = grade_question(question, "Rather than a single vector, the decoder attends to every encoder state")

@@ -111,7 +111,7 @@ def test_answers_read_with_the_terms_join_across_typos_and_hedges(real_quizzes):
     same = ["THE DECODR CAN REALLY ATEND TO ALL ENCOER STATES INSTED OF ONE FINAL VECTR",
             "the decoder can look at all encoder states instead of one finl vector",
             "the decoder can probably look at all encoder states instead of one final vector"]
-    apart = ["The decoder can look at one final vector instead of all encoder states",   # reversed
+    apart = ["Instead of all encoder states, the decoder can look at one final vector",  # reversed
              "the encoder can look at all the decoder states instead of one vector",      # roles swapped
              "the decoder cannot look at all encoder states, only one final vector",      # negated
              "the decoder can look at two encoder states instead of one final vector"]    # another number
@@ -196,11 +196,15 @@ def test_the_questions_synonyms_and_a_typo_beside_them_join(real_quizzes):
 
 def term_paraphrases(question, text: str) -> list[tuple[str, str]]:
     """(paraphrase, swapped): the first phrase of a key term the answer uses replaced by each other phrase of
-    that term (the question's own synonyms, in any language), and the first two terms' phrases swapped."""
+    that term (the question's own synonyms, in any language), and the first two terms' phrases swapped.
+    A phrase inside a call's string literal (`float("-inf")`) is code, not words: nobody rewrites it in words."""
     found = []
+    quoted = [m.span() for m in re.finditer(r"""\(\s*(['"])[^'"]*\1\s*\)""", text)]  # float("-inf")
     for name, phrases in question.terms:
         for phrase in sorted((p for p in phrases if "*" not in p), key=len, reverse=True):
             m = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.I)
+            if m and any(s < m.start() and m.end() < e for s, e in quoted):
+                continue
             if m and not any(m.start() < e and s < m.end() for s, e, _ in found):
                 found.append((m.start(), m.end(), [p for p in phrases if p.casefold() != phrase.casefold()]))
                 break
