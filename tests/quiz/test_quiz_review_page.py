@@ -187,9 +187,7 @@ def test_a_teacher_clears_a_class_review_with_the_keyboard(tmp_path):
     total_groups = sum(g for g, _, _ in per_question.values())
     assert total_groups > 0
     presses, splits, decisions, read = 0, 0, 0, []
-    free_text = {q.id for quiz in load_class_quizzes() for q in quiz.questions
-                 if q.type == "short_answer" and q.grading == "text"}
-    by_kind = {kind: {"read": [], "presses": 0, "splits": 0} for kind in ("free text", "other types")}
+    decided, split_in = [], []  # (question, wordings, key presses) per decision; question per split
     killed = seen_hostile = False
     try:
         with sync_playwright() as driver:
@@ -237,18 +235,15 @@ def test_a_teacher_clears_a_class_review_with_the_keyboard(tmp_path):
                 seen_hostile = seen_hostile or hostile in group["answers"]
                 scores = [labels[group["question"], review_text(a)] for a in group["answers"]]
                 odd = next((i for i, s in enumerate(scores) if s != scores[0]), None)
-                kind = by_kind["free text" if group["question"] in free_text else "other types"]
                 if odd is not None:  # the teacher scores these differently: split one off
                     splits += 1
-                    kind["splits"] += 1
-                    kind["presses"] += 2
+                    split_in.append(group["question"])
                     press("s")
                     wait_saved(press(str(odd + 1)))
                     continue
                 read.append(len(group["answers"]))
-                kind["read"].append(len(group["answers"]))
                 keys = keys_for(scores[0], group["points"], group["suggested"])
-                kind["presses"] += len(keys)
+                decided.append((group["question"], len(group["answers"]), len(keys)))
                 for key in keys[:-1]:
                     press(key)
                 wait_saved(press(keys[-1]))
@@ -293,11 +288,14 @@ def test_a_teacher_clears_a_class_review_with_the_keyboard(tmp_path):
     print(f"model: {review_class.READ_GROUP:g} s to read a group, +{review_class.READ_WORDING:g} s per further "
           f"wording, {review_class.PRESS:g} s per key press, {review_class.SPLIT_DECISION:g} s per split: "
           f"{minutes:.1f} minutes to clear review")
-    for name, kind in by_kind.items():  # where the minutes go: free text against every other question type
-        print(f"  {name}: {len(kind['read'])} groups, "
-              f"{review_class.minutes(kind['read'], kind['presses'], kind['splits']):.1f} minutes")
-    assert sum(len(kind["read"]) for kind in by_kind.values()) == decisions
-    assert sum(kind["presses"] for kind in by_kind.values()) == presses
+    assert len(decided) == decisions and sum(k for _, _, k in decided) + 2 * len(split_in) == presses
+    free_text = {q.id for quiz in load_class_quizzes() for q in quiz.questions
+                 if q.type == "short_answer" and q.grading == "text"}
+    for name, free in (("free text", True), ("other types", False)):  # where the minutes go
+        mine = [(w, k) for qid, w, k in decided if (qid in free_text) == free]
+        own_splits = sum((qid in free_text) == free for qid in split_in)
+        spent = review_class.minutes([w for w, _ in mine], sum(k for _, k in mine) + 2 * own_splits, own_splits)
+        print(f"  {name}: {len(mine)} groups, {spent:.1f} minutes")
     assert presses <= 1.5 * decisions + 2 * splits, "most groups take one key press"
 
 

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from autograder.quiz import grade_question
 from autograder.quiz.meaning import accepted_structures, lexicon, read_meaning, scored_structures
+from tests.quiz.test_quiz_meaning import _say  # a term sequence in the question's own phrases
 
 HERE = Path(__file__).parent
 SETS = sorted(HERE.glob("*_answers.yaml"))
-JOINS = [" ", ", ", " and ", " so ", " then ", "; "]
 TURNS = ["not", "never", "without", "because", "but", "only", "maybe", "faster", "memory", "keys", "after"]
 
 
@@ -58,15 +58,6 @@ def test_every_scored_partial_answer_is_what_the_teachers_gave_it(real_quizzes):
 
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-def _say(draw, q, sequence):
-    phrases = dict(q.terms)
-    parts = [draw(st.sampled_from(phrases[name])).replace("*", "") for name in sequence]
-    text = parts[0]
-    for part in parts[1:]:
-        text += draw(st.sampled_from(JOINS)) + part
-    return text
 
 
 @SETTINGS
