@@ -21,9 +21,11 @@ from .model import CodeSpec, Question
 from .normalize import sentence_forms
 from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
 
-EVALUATOR_VERSION = "5"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions;
+EVALUATOR_VERSION = "6"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions;
 #                          4: the second input set has other sizes; 5: and is float64, larger, compared tightly
+#                          6: a third set with masked positions at -inf, for inputs the spec says may carry them
 SEEDS = (1013, 2029)  # two input sets: a coincidence on one is not a match
+MASKED_SEED = 3041  # the first set's sizes, with -inf where a seeded mask hides a key (never a whole row)
 RTOL, ATOL = 1e-4, 1e-6  # float32 inputs (the first set)
 PRECISE_RTOL, PRECISE_ATOL = 1e-9, 1e-12  # float64 inputs (the second): two ways of writing the key agree to ~1e-15
 SECOND_SCALE = 5.0  # large scores (clamps show), small enough that exp() of every score stays finite in float64
@@ -92,7 +94,7 @@ def canonical_source(reading: Reading) -> str:
 
 def spec_fingerprint(spec: CodeSpec) -> str:
     data = json.dumps([EVALUATOR_VERSION, spec.answer, spec.inputs, spec.constants, spec.functions,
-                       spec.variants, sorted(spec.aliases), spec.wrong_names, spec.notation], sort_keys=True)
+                       spec.variants, sorted(spec.aliases), spec.wrong_names, spec.notation, spec.masked], sort_keys=True)
     return hashlib.sha256(data.encode()).hexdigest()[:16]
 
 
@@ -191,17 +193,25 @@ def module_source(spec: CodeSpec, expression: str) -> str:
     return "\n".join(lines)
 
 
+def input_sets(spec: CodeSpec) -> tuple[int, ...]:
+    """The seeds an answer runs on. Inputs the spec marks `masked` (scores after masked_fill, as in the
+    lesson's forward) get a third set with -inf entries: an answer that equals the key only on finite
+    scores (`scores + 0 * scores` turns -inf into NaN) is not a match."""
+    return SEEDS + (MASKED_SEED,) if spec.masked else SEEDS
+
+
 def probe_arguments(spec: CodeSpec, seed: int) -> list:
     """Seeded inputs as placeholders the sandbox rebuilds (sandbox/child/inputs.py), then the constants. The
     second input set has every size changed (sizes(): equal sizes stay equal), so an answer that writes a size
     of the first set as a number ("/ 2" for / sqrt(d_k) with d_k = 4, `dim=scores.shape[0]`) is not a match."""
-    second = seed != SEEDS[0]
+    second = seed == SEEDS[1]
     resize = sizes(spec) if second else {}
     # the second set is also in float64 and five times larger: compared tightly (same_tensor), an answer that
     # clamps the scores, rounds them or adds 1e-6 to the weights is no longer within the tolerance of float32
     precise = {"dtype": "float64", "scale": SECOND_SCALE} if second else {}
-    tensors = [{"$randn": {"shape": [resize.get(n, n) for n in shape], "seed": seed + index, **precise}}
-               for index, shape in enumerate(spec.inputs.values())]
+    tensors = [{"$randn": {"shape": [resize.get(n, n) for n in shape], "seed": seed + index, **precise,
+                           **({"masked": True} if seed == MASKED_SEED and name in spec.masked else {})}}
+               for index, (name, shape) in enumerate(spec.inputs.items())]
     return tensors + [resize.get(value, value) if isinstance(value, int) else value for value in spec.constants.values()]
 
 
@@ -221,7 +231,8 @@ def same_tensor(output: object, expected: object) -> bool:
     if output.shape != expected.shape or not output.dtype.is_floating_point:
         return False
     rtol, atol = (PRECISE_RTOL, PRECISE_ATOL) if expected.dtype == torch.float64 else (RTOL, ATOL)
-    return bool(torch.allclose(output.double(), expected.double(), rtol=rtol, atol=atol))
+    # NaN only ever matches NaN: a listed misconception may compute NaN at masked positions; the key never does
+    return bool(torch.allclose(output.double(), expected.double(), rtol=rtol, atol=atol, equal_nan=True))
 
 
 class CodeEvaluator:
@@ -278,9 +289,9 @@ class CodeEvaluator:
             if loaded.get("errors"):
                 first = loaded["errors"][0]
                 message = f"{first.get('type', 'Error')}: {str(first.get('message', ''))[:200]}"
-                return {(v, s): message for v in spec.variants or ("dot",) for s in SEEDS}
+                return {(v, s): message for v in spec.variants or ("dot",) for s in input_sets(spec)}
             for variant in spec.variants or ("dot",):
-                for seed in SEEDS:
+                for seed in input_sets(spec):
                     reply = child.request({"op": "run", "target": f"answer_{variant}",
                                            "args": probe_arguments(spec, seed), "kwargs": {}}, limits.call_seconds)
                     if reply.get("ok"):
@@ -289,7 +300,7 @@ class CodeEvaluator:
                         error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
                         outputs[variant, seed] = f"{error.get('type', 'Error')}: {str(error.get('message', ''))[:200]}"
         except ChildFailure as failure:
-            return {(v, s): f"it did not finish ({failure})" for v in spec.variants or ("dot",) for s in SEEDS}
+            return {(v, s): f"it did not finish ({failure})" for v in spec.variants or ("dot",) for s in input_sets(spec)}
         finally:
             child.close()
         return outputs
@@ -317,12 +328,13 @@ class CodeEvaluator:
         outputs = self._run(question.code, answer.source)
         errors = [v for v in outputs.values() if isinstance(v, str)]
         variants = question.code.variants or ("dot",)
+        seeds = input_sets(question.code)
         for variant in variants:
-            if all(same_tensor(outputs.get((variant, s)), expected[variant, s]) for s in SEEDS):
+            if all(same_tensor(outputs.get((variant, s)), expected[variant, s]) for s in seeds):
                 return Verdict(True, "Correct: it computes the same tensors as the expected answer.")
         for index, source in enumerate(misconception_sources(question)):
             listed = self._misconception(question, index, source) if source is not None else {}
-            if listed and any(all(same_tensor(outputs.get((v, s)), listed.get((v, s))) for s in SEEDS)
+            if listed and any(all(same_tensor(outputs.get((v, s)), listed.get((v, s))) for s in seeds)
                               for v in variants):
                 return Verdict(False, "Incorrect: it computes what a listed misconception computes.", index)
         if errors and len(errors) == len(outputs) and all(_is_slip(e) for e in errors):
@@ -351,7 +363,7 @@ def _digest(outputs: dict) -> str | None:
         value = outputs[key]
         if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
             return None
-        rounded = torch.round(value.double() * 1e4).clamp(-1e15, 1e15).to(torch.int64)
+        rounded = torch.round(torch.nan_to_num(value.double(), nan=1e15) * 1e4).clamp(-1e15, 1e15).to(torch.int64)
         digest.update(repr((key, tuple(value.shape))).encode() + rounded.numpy().tobytes())
     return "computes " + digest.hexdigest()[:16]
 

@@ -244,7 +244,8 @@ def _code_spec(raw: dict | None) -> CodeSpec | None:
     return CodeSpec(answer=raw["answer"], inputs={k: tuple(v) for k, v in raw["inputs"].items()},
                     constants=dict(raw.get("constants") or {}), functions=tuple(raw.get("functions", [])),
                     variants=tuple(raw.get("variants", [])), aliases=_aliases(raw.get("aliases")),
-                    wrong_names=tuple(raw.get("wrong_names", [])), notation=raw.get("notation", "any"))
+                    wrong_names=tuple(raw.get("wrong_names", [])), notation=raw.get("notation", "any"),
+                    masked=tuple(raw.get("masked", [])))
 
 
 def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = True, check: bool = True) -> Quiz:

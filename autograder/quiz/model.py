@@ -90,6 +90,7 @@ class CodeSpec:
     aliases: tuple[tuple[str, str], ...] = ()
     wrong_names: tuple[str, ...] = ()              # names that make an answer wrong, not unreadable (e.g. V)
     notation: str = "any"                          # "code": the question asks for code; maths goes to a person
+    masked: tuple[str, ...] = ()                   # inputs that carry -inf where a mask hid a position
 
 
 @dataclass(frozen=True)

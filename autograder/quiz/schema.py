@@ -137,6 +137,7 @@ QUIZ_SCHEMA: dict[str, Any] = {
                 "aliases": _ALIASES,
                 "wrong_names": {"type": "array", "items": _NAME},
                 "notation": {"enum": ["any", "code"]},
+                "masked": {"type": "array", "items": _NAME},
             },
         },
         "misconception": {

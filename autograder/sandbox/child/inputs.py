@@ -4,9 +4,16 @@ from __future__ import annotations
 import torch
 
 
-def seeded_randn(shape: list[int], seed: int, dtype: str = "float32", scale: float = 1.0) -> torch.Tensor:
+def seeded_randn(shape: list[int], seed: int, dtype: str = "float32", scale: float = 1.0,
+                 masked: bool = False) -> torch.Tensor:
+    """`masked`: scores after masked_fill(mask == 0, -inf): about a third of the last axis is -inf, never
+    its first entry, so no row is hidden whole."""
     generator = torch.Generator().manual_seed(int(seed))
     values = torch.randn([int(n) for n in shape], generator=generator, dtype=torch.float64) * float(scale)
+    if masked:
+        hidden = torch.rand(values.shape, generator=generator, dtype=torch.float64) < 0.35
+        hidden[..., 0] = False
+        values = values.masked_fill(hidden, float("-inf"))
     return values.to(getattr(torch, dtype))
 
 
@@ -20,7 +27,8 @@ def materialize(value: object) -> object:
     if isinstance(value, dict):
         if set(value) == {"$randn"}:
             spec = value["$randn"]
-            key = (tuple(spec["shape"]), int(spec["seed"]), spec.get("dtype", "float32"), float(spec.get("scale", 1.0)))
+            key = (tuple(spec["shape"]), int(spec["seed"]), spec.get("dtype", "float32"), float(spec.get("scale", 1.0)),
+                   bool(spec.get("masked", False)))
             if key not in _made:
                 _made[key] = seeded_randn(*key)
             return _made[key].clone()
