@@ -7,6 +7,7 @@ change nothing; otherwise a person reads it, with what disagrees named.
 from __future__ import annotations
 
 import re
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Any
 
 from .equivalence import read_number, stated_values, with_binding
@@ -95,7 +96,23 @@ def _read_numeric(q: Question, given: Any, context: GradingContext) -> Outcome:
         # for a person to say, not for the first number read
         return judged_by_person(q, given, context, "This answer is read by a person",
                                  Suggestion(None, f"read as {value:g}, but it also writes the expected number", None))
+    places = _rounded_key(q, given, value) if listed is None else None
+    if places is not None:  # "0.13" for 0.125: whether that rounding is close enough is a teacher's call
+        return judged_by_person(q, given, context, "This answer is read by a person", Suggestion(
+            None, f"it is the expected {q.answer:g} rounded to {places} decimal place{'s' * (places > 1)}", None))
     return wrong_answer(q, given, context, message, listed)
+
+
+def _rounded_key(q: Question, given: Any, value: float) -> int | None:
+    """The decimal places of a bare decimal answer that is the key rounded to them (half up or half even),
+    outside the tolerance: None otherwise."""
+    written = re.fullmatch(r"\s*[≈~]?\s*-?\d*\.(\d+)\s*", str(given))
+    if written is None:
+        return None
+    places = len(written[1])
+    halves = (float(Decimal(repr(q.answer)).quantize(Decimal(1).scaleb(-places), rounding=mode))
+              for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN))
+    return places if any(abs(value - rounded) <= FLOAT_SLACK * max(1.0, abs(value)) for rounded in halves) else None
 
 
 # What may stand beside a number without saying anything of its own: hedges, "the answer", units of nothing.
