@@ -132,6 +132,10 @@ def _semantic_problems(data: dict, formulas: bool = True) -> list[tuple[str, str
                                     f"question's {raw['points']:g} points"))
         if raw.get("maths") and raw.get("code"):
             problems.append((where, "a short answer is graded as maths or as code, not both"))
+        code = raw.get("code") or {}
+        for name in code.get("masked", []):
+            if name not in code.get("inputs", {}):
+                problems.append((where, f"code: masked input {name!r} is not one of its inputs"))
         for answer in [*raw.get("accepted", []), *([raw["answer"]] if isinstance(raw.get("answer"), str) else [])]:
             if is_non_answer(answer):
                 problems.append((where, f"the accepted answer {answer!r} reads as \"I do not know\", which always "

@@ -64,3 +64,14 @@ def test_masked_inputs_hide_some_keys_and_never_a_whole_row():
     hidden = torch.isneginf(seeded_randn([2, 3, 5], 3041, masked=True))
     assert hidden.any() and not hidden.all(dim=-1).any()
     assert not torch.isneginf(seeded_randn([2, 3, 5], 3041)).any()
+
+
+def test_a_masked_name_must_be_an_input(real_quizzes):
+    from autograder.quiz.loader import QuizFormatError, quiz_from_data
+
+    data = {"id": "q", "title": "t", "lesson": "l", "questions": [{
+        "id": "c-1", "source": "objective", "type": "short_answer", "prompt": "p", "points": 1,
+        "accepted": ["F.softmax(scores, dim=-1)"], "explanation": "e", "objective": "o", "misconception": None,
+        "code": {"answer": "F.softmax(scores, dim=-1)", "inputs": {"scores": [2, 3, 5]}, "masked": ["mask"]}}]}
+    with pytest.raises(QuizFormatError, match="masked input 'mask'"):
+        quiz_from_data(data)
