@@ -21,11 +21,15 @@ from .model import CodeSpec, Question
 from .normalize import sentence_forms
 from .notation import Reading, Unreadable, UnknownName, Vocabulary, read_expression
 
-EVALUATOR_VERSION = "6"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions;
+EVALUATOR_VERSION = "7"  # 2: a name or attribute slip goes to review, not to 0; 3: listed misconceptions;
 #                          4: the second input set has other sizes; 5: and is float64, larger, compared tightly
 #                          6: a third set with masked positions at -inf, for inputs the spec says may carry them
+#                          7: that set large and float64; outputs must keep the key's dtype
 SEEDS = (1013, 2029)  # two input sets: a coincidence on one is not a match
 MASKED_SEED = 3041  # the first set's sizes, with -inf where a seeded mask hides a key (never a whole row)
+# ... and in float64 at the size of unscaled dot products of the lesson's widths (std √512 ≈ 22): an answer
+# that clamps large scores (`clamp(max=50)`) is no match, the softmax written out with exp() still is
+MASKED_SCALE = 40.0
 RTOL, ATOL = 1e-4, 1e-6  # float32 inputs (the first set)
 PRECISE_RTOL, PRECISE_ATOL = 1e-9, 1e-12  # float64 inputs (the second): two ways of writing the key agree to ~1e-15
 SECOND_SCALE = 5.0  # large scores (clamps show), small enough that exp() of every score stays finite in float64
@@ -208,7 +212,8 @@ def probe_arguments(spec: CodeSpec, seed: int) -> list:
     resize = sizes(spec) if second else {}
     # the second set is also in float64 and five times larger: compared tightly (same_tensor), an answer that
     # clamps the scores, rounds them or adds 1e-6 to the weights is no longer within the tolerance of float32
-    precise = {"dtype": "float64", "scale": SECOND_SCALE} if second else {}
+    precise = ({"dtype": "float64", "scale": SECOND_SCALE} if second else
+               {"dtype": "float64", "scale": MASKED_SCALE} if seed == MASKED_SEED else {})
     tensors = [{"$randn": {"shape": [resize.get(n, n) for n in shape], "seed": seed + index, **precise,
                            **({"masked": True} if seed == MASKED_SEED and name in spec.masked else {})}}
                for index, (name, shape) in enumerate(spec.inputs.items())]
@@ -228,7 +233,8 @@ def same_tensor(output: object, expected: object) -> bool:
 
     if not isinstance(output, torch.Tensor) or not isinstance(expected, torch.Tensor):
         return False
-    if output.shape != expected.shape or not output.dtype.is_floating_point:
+    # the dtype too: float64 weights from float32 scores break `weights @ V` in forward
+    if output.shape != expected.shape or output.dtype != expected.dtype:
         return False
     rtol, atol = (PRECISE_RTOL, PRECISE_ATOL) if expected.dtype == torch.float64 else (RTOL, ATOL)
     # NaN only ever matches NaN: a listed misconception may compute NaN at masked positions; the key never does

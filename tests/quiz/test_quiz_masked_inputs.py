@@ -17,10 +17,19 @@ from autograder.quiz import grade_question
 SOFTMAX_SPELLINGS = ["F.softmax({x}, dim=-1)", "({x}).softmax(-1)", "torch.softmax({x}, dim=-1)"]
 # identity or a shift per row on finite scores; NaN where a score is -inf
 BREAK_AT_MINUS_INF = ["scores + 0 * scores", "scores - scores.mean(-1, keepdim=True)",
-                      "scores + 0 * scores.sum(-1, keepdim=True)", "scores - scores.mean()", "scores * 0 + scores"]
+                      "scores + 0 * scores.sum(-1, keepdim=True)", "scores - scores.mean()", "scores * 0 + scores",
+                      # and, at the size of unscaled dot products, not the key's weights: clamps, another dtype
+                      "scores.clamp(max=50)", "scores.clamp(-30, 30)", "scores.double()", "scores.half().float()"]
 # still the key's weights at -inf
 RIGHT_AT_MINUS_INF = ["scores * 1.0", "scores - scores.max(-1, keepdim=True).values", "scores - scores.max()",
-                      "scores + 0"]
+                      "scores + 0", "scores.clamp(min=-1e4)", "torch.nan_to_num(scores)"]
+
+
+def test_the_softmax_written_out_still_earns_full_credit(att_13):
+    for written in ("torch.exp(scores) / torch.exp(scores).sum(dim=-1, keepdim=True)",
+                    "scores.exp() / scores.exp().sum(-1, keepdim=True)"):
+        result = grade_question(att_13, written)
+        assert not result.pending and result.score == att_13.points, result.feedback
 
 
 @pytest.fixture(scope="module")
