@@ -207,7 +207,8 @@ def input_sets(spec: CodeSpec) -> tuple[int, ...]:
 def probe_arguments(spec: CodeSpec, seed: int) -> list:
     """Seeded inputs as placeholders the sandbox rebuilds (sandbox/child/inputs.py), then the constants. The
     second input set has every size changed (sizes(): equal sizes stay equal), so an answer that writes a size
-    of the first set as a number ("/ 2" for / sqrt(d_k) with d_k = 4, `dim=scores.shape[0]`) is not a match."""
+    of the first set as a number ("/ 2" for / sqrt(d_k) with d_k = 4, `dim=scores.shape[0]`) is not a match.
+    The masked set (input_sets()) has the first set's sizes, large float64 values and -inf in `masked` inputs."""
     second = seed == SEEDS[1]
     resize = sizes(spec) if second else {}
     # the second set is also in float64 and five times larger: compared tightly (same_tensor), an answer that
