@@ -213,9 +213,9 @@ def probe_arguments(spec: CodeSpec, seed: int) -> list:
     resize = sizes(spec) if second else {}
     # the second set is also in float64 and five times larger: compared tightly (same_tensor), an answer that
     # clamps the scores, rounds them or adds 1e-6 to the weights is no longer within the tolerance of float32
-    precise = ({"dtype": "float64", "scale": SECOND_SCALE} if second else
-               {"dtype": "float64", "scale": MASKED_SCALE} if seed == MASKED_SEED else {})
-    tensors = [{"$randn": {"shape": [resize.get(n, n) for n in shape], "seed": seed + index, **precise,
+    values = ({"dtype": "float64", "scale": SECOND_SCALE} if second else
+              {"dtype": "float64", "scale": MASKED_SCALE} if seed == MASKED_SEED else {})
+    tensors = [{"$randn": {"shape": [resize.get(n, n) for n in shape], "seed": seed + index, **values,
                            **({"masked": True} if seed == MASKED_SEED and name in spec.masked else {})}}
                for index, (name, shape) in enumerate(spec.inputs.items())]
     return tensors + [resize.get(value, value) if isinstance(value, int) else value for value in spec.constants.values()]

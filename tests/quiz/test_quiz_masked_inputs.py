@@ -3,8 +3,9 @@
 Found by a fresh attack round: `F.softmax(scores + 0 * scores, dim=-1)` earned full credit on att-13, since
 it equals the key on finite scores; in the lesson's forward the masked scores are -inf, and 0 * -inf is NaN.
 The generator below writes the class: every rewrite of the scores that is the identity (or a row shift) on
-finite numbers but not at -inf, under every spelling of the softmax, is not a match; every rewrite that
-stays right at -inf still earns full credit.
+finite numbers but not at -inf, and every clamp of large scores or change of dtype (caught by a second
+fresh round), under every spelling of the softmax, is not a match; every rewrite that stays right at -inf,
+and the softmax written out with exp(), still earns full credit.
 """
 from __future__ import annotations
 
@@ -25,16 +26,16 @@ RIGHT_AT_MINUS_INF = ["scores * 1.0", "scores - scores.max(-1, keepdim=True).val
                       "scores + 0", "scores.clamp(min=-1e4)", "torch.nan_to_num(scores)"]
 
 
+@pytest.fixture(scope="module")
+def att_13(real_quizzes):
+    return next(q for quiz in real_quizzes.values() for q in quiz.questions if q.id == "att-13")
+
+
 def test_the_softmax_written_out_still_earns_full_credit(att_13):
     for written in ("torch.exp(scores) / torch.exp(scores).sum(dim=-1, keepdim=True)",
                     "scores.exp() / scores.exp().sum(-1, keepdim=True)"):
         result = grade_question(att_13, written)
         assert not result.pending and result.score == att_13.points, result.feedback
-
-
-@pytest.fixture(scope="module")
-def att_13(real_quizzes):
-    return next(q for quiz in real_quizzes.values() for q in quiz.questions if q.id == "att-13")
 
 
 def test_the_question_says_its_scores_are_masked(att_13):
@@ -75,7 +76,7 @@ def test_masked_inputs_hide_some_keys_and_never_a_whole_row():
     assert not torch.isneginf(seeded_randn([2, 3, 5], 3041)).any()
 
 
-def test_a_masked_name_must_be_an_input(real_quizzes):
+def test_a_masked_name_must_be_an_input():
     from autograder.quiz.loader import QuizFormatError, quiz_from_data
 
     data = {"id": "q", "title": "t", "lesson": "l", "questions": [{

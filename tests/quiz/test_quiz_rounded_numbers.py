@@ -21,7 +21,7 @@ def _roundings(question):
         for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN):
             rounded = key.quantize(step, rounding=mode)
             if abs(float(rounded) - question.answer) > question.tolerance + 1e-9:
-                yield places, rounded, step
+                yield rounded, step
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def test_some_numeric_key_has_a_rounding_outside_its_tolerance(numeric):
 
 def test_a_rounded_key_waits_for_a_person(numeric):
     for q in numeric:
-        for places, rounded, _ in _roundings(q):
+        for rounded, _ in _roundings(q):
             for written in (f"{rounded:f}", f"≈ {rounded:f}"):
                 result = grade_question(q, written)
                 assert result.pending and result.score == 0, (q.id, written, result.feedback)
@@ -44,9 +44,9 @@ def test_a_rounded_key_waits_for_a_person(numeric):
 def test_a_number_beside_a_rounding_is_still_wrong(numeric):
     from autograder.quiz.misconceptions import matching_number
 
-    roundings = {(q.id, r) for q in numeric for _, r, _ in _roundings(q)}
+    roundings = {(q.id, r) for q in numeric for r, _ in _roundings(q)}
     for q in numeric:
-        for places, rounded, step in _roundings(q):
+        for rounded, step in _roundings(q):
             for beside in (rounded + 3 * step, rounded - 3 * step):
                 if (q.id, beside) in roundings or matching_number(q, float(beside)) is not None:
                     continue
