@@ -19,8 +19,9 @@ function for its format here, whoever wrote the text (a grader's message quotes 
 - `html_text`: report.html (`html.escape`, quotes too, after `visible`; newlines kept as the whitespace they
   are in HTML). The review page's script applies the same rule (quiz/review_page/page.js, `esc`).
 - `csv_cell`: gradebook.csv, canvas.csv, roster-match.csv: a text cell that a spreadsheet would run as a
-  formula (its first character one of = + - @, a tab, a carriage return or a newline, or such a character
-  after leading spaces) gets a leading apostrophe; a plain number (-3, +1.5) is left a number.
+  formula (its first character one of = + - @, a tab or a newline, or such a character after leading spaces)
+  gets a leading apostrophe; a plain number (-3, +1.5) is left a number. A carriage return is shown as `\r`
+  (the csv module leaves a field holding one unquoted, and a spreadsheet would start a row there).
 - File names come from `grading.submissions.result_stem` (a safe slug, never the raw text); `file_stems`
   gives each student a distinct one, also on file systems that ignore case.
 """
@@ -92,15 +93,14 @@ def _word(word: str) -> str:
 
 def markdown_text(text: object) -> str:
     """`text` as one line of Markdown prose that renders exactly as `text` reads (escapes shown visibly)."""
-    escaped = "".join(part if part.startswith(" ") else _word(part) for part in SPACES.split(one_line(text)))
-    body = escaped.lstrip(" ")
-    indent = escaped[:len(escaped) - len(body)]
+    # Spaces around the text go: Markdown never shows them, and four in front would start a code block.
+    body = "".join(part if part.startswith(" ") else _word(part) for part in SPACES.split(one_line(text).strip(" ")))
     numbered = LINE_START_NUMBER.match(body)
     if body[:1] in LINE_START:  # a heading, a list item, a setext underline
-        return f"{indent}\\{body}"
+        return f"\\{body}"
     if numbered:  # "1." or "1)" starts a numbered list: escape its punctuation
-        return f"{indent}{body[:numbered.end()]}\\{body[numbered.end():]}"
-    return escaped
+        return f"{body[:numbered.end()]}\\{body[numbered.end():]}"
+    return body
 
 
 def markdown_lines(text: object) -> list[str]:
@@ -136,7 +136,7 @@ NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 def csv_cell(text: object) -> str:
     """A text cell a spreadsheet shows as text and never runs as a formula; a plain number stays a number."""
-    text = visible(text, keep="\n\t\r")
+    text = visible(text, keep="\n\t")  # a newline is quoted by the csv module; a lone \r would end the row
     stripped = text.lstrip(" ")
     if stripped.startswith(FORMULA_STARTS) and not NUMBER.match(text.strip()):
         return "'" + text

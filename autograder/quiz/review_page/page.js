@@ -14,7 +14,7 @@ const shown = (c) => {
 };
 const esc = (text) => String(text)
   .replace(/(?![\n\t\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu, shown)
-  .replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  .replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}[c]));
 const fmt = (n) => (n === null || n === undefined) ? "" : String(Math.round(n * 100) / 100);
 
 function ordered(q) {  // pending groups, largest first; decided ones after them
