@@ -125,7 +125,8 @@ def test_a_student_sees_no_quiz_key_before_the_due_date(autograder_root):
     files[f"quiz_{quizzes[0].id}.yaml"] = "".join(f"{k}: {str(v).lower()}\n" for k, v in wrong.items())
     files.update({f"quiz_{q.id}.yaml": "{}\n" for q in quizzes[1:]})
     data, _ = run_autograder(autograder_root, files)
-    visible = "\n".join(t["name"] + " " + shown_text(t["output"]) for t in data["tests"] if t["visibility"] == "visible")
+    visible = "\n".join(t["name"] + " " + shown_text(t["output"]) for t in data["tests"]
+                        if t["visibility"] == "visible")
     visible += shown_text(data["output"])
     keys = [t.strip() for q in quizzes for i in q.questions for t in (i.correct_answer_text(), i.explanation)
             if t and len(t.strip()) >= 4]
@@ -147,7 +148,7 @@ def test_copying_the_reference_from_disk_scores_zero(autograder_root):
              '    def attention(Q, K, V, mask=None):\n'
              '        raise RuntimeError("searched; found: %r" % sorted(_found))\n')
     data, _ = run_autograder(autograder_root, {"single_head_attention.py": code})
-    said = json.dumps(data)
+    said = json.dumps(data) + "\n".join(shown_text(entry["output"]) for entry in [data, *data["tests"]])
     assert adversarial.LEAK not in said
     assert "searched; found: []" in said
     assert sum(t["score"] for t in code_tests(data)) == 0

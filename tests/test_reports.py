@@ -390,7 +390,8 @@ def test_one_mistake_failing_three_checks_is_explained_once():
     assert "**the mask is applied after the softmax**: 4 points in 3 checks" in raw
     # Gradescope shows the same: one test explains, two point back; the summary names the mistake once.
     data = results_json(ben)
-    outputs = [shown_text(t["output"]) for t in data["tests"] if t.get("status") == "failed" and "quiz" not in t["tags"]]
+    outputs = [shown_text(t["output"]) for t in data["tests"]
+               if t.get("status") == "failed" and "quiz" not in t["tags"]]
     assert len(outputs) == 3 and sum(MASK_AFTER.evidence in o for o in outputs) == 1
     assert sum(o.startswith("Same mistake as in") for o in outputs) == 2
     assert shown_text(data["output"]).count("the mask is applied after the softmax") == 1

@@ -52,6 +52,8 @@ def visible(text: object, keep: str = "") -> str:
     """`text` with every character that acts instead of showing (see the module's docstring) written as an
     escape; characters in `keep` (say "\\n") stay as they are."""
     text = str(text)
+    if "\n" in keep:
+        text = text.replace("\r\n", "\n")  # a Windows line end is a line end
     if text.isprintable():
         return text  # the common case, fast: no character of a hidden category is printable
     return "".join(_shown(c) if _hidden(c) and c not in keep else c for c in text)
@@ -86,6 +88,8 @@ def markdown_code(text: object) -> str:
 
 
 def _word(word: str) -> str:
+    if "|" in word:  # a table splits its cells at | even inside a code span: never in one
+        return "\\|".join(map(_word, word.split("|")))
     if LINKED_BY_ITSELF.search(word):
         return markdown_code(word)
     return "".join(ENTITIES.get(c) or (f"\\{c}" if c in ESCAPED else c) for c in word)
