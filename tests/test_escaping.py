@@ -57,7 +57,7 @@ SPECIAL = list("\x00\x07\x08\x0b\x0c\x1b\x7f\x85\x9b\n\r\t\u200b\u200e\u200f\u20
 PIECES = st.one_of(st.sampled_from(PAYLOADS), st.sampled_from(SPECIAL), st.text(max_size=6),
                    st.text(alphabet=string.punctuation + " 0123456789aZ\n", max_size=8))
 HOSTILE = st.lists(PIECES, min_size=1, max_size=5).map("".join)
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 LIVE_MARKDOWN = {"link_open", "image", "html_inline", "html_block"}
 LINKED_BY_RENDERERS = re.compile(r"://|www\.|@", re.IGNORECASE)  # GFM autolinks and linkify, outside code
@@ -319,3 +319,61 @@ def test_every_student_gets_a_safe_file_name_of_their_own(ids):
     stems = file_stems(ids)
     assert len({s.casefold() for s in stems.values()}) == len(ids)
     assert all(SAFE_STEM.match(s) and s not in (".", "..") for s in stems.values()), stems
+
+
+# --- through the real engine: a hostile submission graded in the sandbox beside an honest one -------------
+
+HOSTILE_ID = "x<img src=x onerror=alert(1)>[y](javascript:z)=1+1\u202e\x1b[31m"
+PAYLOAD = "<img src=x onerror=alert(1)> [x](javascript:alert(1)) \x1b[2J\u202e =cmd|' /C calc'!A0"
+HOSTILE_CODE = f'''
+import torch
+print({PAYLOAD!r} + "\\nforged: 100/100")
+Named = type({PAYLOAD!r}, (), {{}})
+
+
+def dot_scores(Q, K):
+    raise RuntimeError({PAYLOAD!r} + "\\n# heading")
+
+
+def scaled_dot_scores(Q, K):
+    return Named()
+
+
+def attention_weights(scores, mask=None):
+    return torch.softmax(scores, dim=-1)
+'''
+
+
+@pytest.mark.slow
+def test_a_hostile_submission_reaches_every_output_inert(tmp_path):
+    from autograder import paths
+    from autograder.reporting.outputs import write_outputs
+    from tests.classroom import grade, solution_text, write_class
+
+    honest = {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS}
+    root = write_class(tmp_path / "class", {"ada": honest, HOSTILE_ID: {"attention_scores.py": HOSTILE_CODE}})
+    out = tmp_path / "out"
+    results = grade(root, out, workers=1)
+    hostile = results[HOSTILE_ID]
+    said = " ".join([hostile.printed, *(t.output for t in hostile.tests)])
+    assert "alert(1)" in said and "forged: 100/100" in said  # the payload reached the results: now the outputs
+    write_outputs(out, list(results.values()), skipped=[PAYLOAD])
+    names = {p.name for p in (out / "feedback").iterdir()} | {p.name for p in (out / "results").iterdir()}
+    assert len(names) == 4 and all(SAFE_STEM.match(n.rsplit(".", 1)[0]) for n in names), names
+    for path in (out / "feedback").iterdir():
+        markdown = path.read_text(encoding="utf-8")
+        assert_inert_markdown(markdown)
+    hostile_md = next(p for p in (out / "feedback").iterdir() if p.name != "ada.md").read_text(encoding="utf-8")
+    assert "alert(1)" in shown_text(hostile_md)  # shown, as text
+    for path in (out / "results").iterdir():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for entry in [data, *data["tests"]]:
+            assert_inert_markdown(entry["output"])
+    for name in ("gradebook.csv", "canvas.csv"):
+        rows = read_csv((out / name).read_text(encoding="utf-8"))
+        assert_no_formula(rows)
+    table = (out / "summary.txt").read_text(encoding="utf-8")
+    assert not hidden_in(table) and not [line for line in table.splitlines() if line.startswith("forged")]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    document = parse_html(page)
+    assert {e.tag for e in document.iter()} <= ALLOWED_TAGS and not hidden_in(page, "\n\t")
