@@ -354,7 +354,7 @@ def test_a_hostile_submission_reaches_every_output_inert(tmp_path):
     root = write_class(tmp_path / "class", {"ada": honest, HOSTILE_ID: {"attention_scores.py": HOSTILE_CODE}})
     out = tmp_path / "out"
     results = grade(root, out, workers=1)
-    hostile = results[HOSTILE_ID]
+    (hostile,) = [r for sid, r in results.items() if sid != "ada"]  # the id as the importer read the folder's name
     said = " ".join([hostile.printed, *(t.output for t in hostile.tests)])
     assert "alert(1)" in said and "forged: 100/100" in said  # the payload reached the results: now the outputs
     write_outputs(out, list(results.values()), skipped=[PAYLOAD])

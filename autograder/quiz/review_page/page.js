@@ -12,7 +12,7 @@ const shown = (c) => {
   return SHORT[c] || (code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0") :
     code < 0x10000 ? "\\u" + code.toString(16).padStart(4, "0") : "\\U" + code.toString(16).padStart(8, "0"));
 };
-const esc = (text) => String(text)
+const esc = (text) => String(text).replace(/\r\n/g, "\n")
   .replace(/(?![\n\t\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu, shown)
   .replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}[c]));
 const fmt = (n) => (n === null || n === undefined) ? "" : String(Math.round(n * 100) / 100);
