@@ -53,7 +53,7 @@ PAYLOADS = [
     "[bold]x[/]", "[/]", "[link=http://evil.example]x[/link]", ":smile:",
 ]
 SPECIAL = list("\x00\x07\x08\x0b\x0c\x1b\x7f\x85\x9b\n\r\t\u200b\u200e\u200f\u202a\u202e\u2066\u2069\u2028\u2029"
-               "\ufeff\ud800\U000e0001")
+               "\ufeff\ud800\udcff\U000e0001")
 PIECES = st.one_of(st.sampled_from(PAYLOADS), st.sampled_from(SPECIAL), st.text(max_size=6),
                    st.text(alphabet=string.punctuation + " 0123456789aZ\n", max_size=8))
 HOSTILE = st.lists(PIECES, min_size=1, max_size=5).map("".join)

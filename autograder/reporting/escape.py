@@ -9,7 +9,8 @@ function for its format here, whoever wrote the text (a grader's message quotes 
   other invisible format characters (U+202E, U+2066, zero-width spaces, tag characters), line and paragraph
   separators and lone surrogates are written as Python escapes (`\\n`, `\\x1b`, `\\u202e`), so they are seen
   and never act: no forged line, no recoloured terminal, no text shown in reverse, no output that cannot be
-  encoded. The joiners U+200C/U+200D stay (scripts and emoji need them).
+  encoded (a byte of a file name in no valid encoding is shown as `\\xNN`, as `results.safe_text` does when
+  it stores a result). The joiners U+200C/U+200D stay (scripts and emoji need them).
 - `terminal`: what the command line prints (newlines of the kit's own messages kept).
 - `markdown_text` / `markdown_lines` / `markdown_block`: feedback/*.md and Gradescope's `output` (rendered as
   Markdown). `<`, `>` and `&` become entities (inert whether the reader renders Markdown or HTML), every other
@@ -20,7 +21,7 @@ function for its format here, whoever wrote the text (a grader's message quotes 
   are in HTML). The review page's script applies the same rule (quiz/review_page/page.js, `esc`).
 - `csv_cell`: gradebook.csv, canvas.csv, roster-match.csv: a text cell that a spreadsheet would run as a
   formula (its first character one of = + - @, a tab or a newline, or such a character after leading spaces)
-  gets a leading apostrophe; a plain number (-3, +1.5) is left a number. A carriage return is shown as `\r`
+  gets a leading apostrophe; a plain number (-3, +1.5) is left a number. A carriage return is shown as `\\r`
   (the csv module leaves a field holding one unquoted, and a spreadsheet would start a row there).
 - File names come from `grading.submissions.result_stem` (a safe slug, never the raw text); `file_stems`
   gives each student a distinct one, also on file systems that ignore case.
@@ -41,6 +42,8 @@ def _shown(char: str) -> str:
     if char in SHORT:
         return SHORT[char]
     code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a file name in no valid encoding, as Python decodes it (as results.py)
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 

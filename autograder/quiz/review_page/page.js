@@ -8,7 +8,8 @@ const $ = (id) => document.getElementById(id);
 // escapes (\x1b, \u202e), then the markup characters as entities: an answer is shown as text, never obeyed
 const SHORT = {"\r": "\\r"};
 const shown = (c) => {
-  const code = c.codePointAt(0);
+  let code = c.codePointAt(0);
+  if (code >= 0xdc80 && code <= 0xdcff) code -= 0xdc00;  // a byte of a file name in no valid encoding
   return SHORT[c] || (code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0") :
     code < 0x10000 ? "\\u" + code.toString(16).padStart(4, "0") : "\\U" + code.toString(16).padStart(8, "0"));
 };
