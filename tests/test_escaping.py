@@ -220,7 +220,7 @@ def assert_no_formula(rows: list[list[str]]) -> None:
 
 
 def as_text(cell: str, value: str) -> bool:
-    shown = visible(value, keep="\n\t")
+    shown = one_line(value)
     return cell in (shown, "'" + shown)
 
 
@@ -232,6 +232,7 @@ def test_csv_cells_never_run_as_formulas(made, names):
     identities = {sid: Identity(*names[:4]), "ada": Identity(name="Ada Lovelace")}
     gradebook = read_csv(gradebook_csv([ada, hostile], identities))
     assert len(gradebook) == 3 and len({len(r) for r in gradebook}) == 1  # a newline forges no row
+    assert len(gradebook_csv([ada, hostile], identities).splitlines()) == 3  # not even for a line-based reader
     assert_no_formula(gradebook)
     row = dict(zip(gradebook[0], gradebook[2]))
     given_names = dict(zip(("name", "email", "sid", "lms_user_id"), names))
@@ -257,8 +258,9 @@ def test_numbers_stay_numbers_and_formulas_become_text():
     from autograder.reporting.escape import csv_cell
 
     assert [csv_cell(v) for v in ("-3", "+1.5", "-0.25", "1e-3", "42")] == ["-3", "+1.5", "-0.25", "1e-3", "42"]
-    assert [csv_cell(v) for v in ("=1+1", "-1+1", "@A1", "\t=1", " =1", "-", "+")] == \
-        ["'=1+1", "'-1+1", "'@A1", "'\t=1", "' =1", "'-", "'+"]
+    formulas = ("=1+1", "-1+1", "@A1", " =1", "-", "+")
+    assert [csv_cell(v) for v in formulas] == ["'" + v for v in formulas]
+    assert [csv_cell(v) for v in ("\t=1", "\r=1", "a\nb")] == ["\\t=1", "\\r=1", "a\\nb"]  # one line, shown
 
 
 # --- summary.txt and the terminal --------------------------------------------------------------------------

@@ -19,10 +19,10 @@ function for its format here, whoever wrote the text (a grader's message quotes 
   span. Multi-line output goes in a fenced block whose fence is longer than any run of backticks in it.
 - `html_text`: report.html (`html.escape`, quotes too, after `visible`; newlines kept as the whitespace they
   are in HTML). The review page's script applies the same rule (quiz/review_page/page.js, `esc`).
-- `csv_cell`: gradebook.csv, canvas.csv, roster-match.csv: a text cell that a spreadsheet would run as a
-  formula (its first character one of = + - @, a tab or a newline, or such a character after leading spaces)
-  gets a leading apostrophe; a plain number (-3, +1.5) is left a number. A carriage return is shown as `\\r`
-  (the csv module leaves a field holding one unquoted, and a spreadsheet would start a row there).
+- `csv_cell`: gradebook.csv, canvas.csv, roster-match.csv: a text cell is one line (`one_line`: a row is a
+  line for every reader; the csv module would not even quote a lone carriage return), and a cell that a
+  spreadsheet would run as a formula (its first character, after any spaces, one of = + - @) gets a leading
+  apostrophe; a plain number (-3, +1.5) is left a number.
 - File names come from `grading.submissions.result_stem` (a safe slug, never the raw text); `file_stems`
   gives each student a distinct one, also on file systems that ignore case.
 """
@@ -143,7 +143,7 @@ NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 def csv_cell(text: object) -> str:
     """A text cell a spreadsheet shows as text and never runs as a formula; a plain number stays a number."""
-    text = visible(text, keep="\n\t")  # a newline is quoted by the csv module; a lone \r would end the row
+    text = one_line(text)  # one row per line, for every reader (a lone \r is not even quoted by the csv module)
     stripped = text.lstrip(" ")
     if stripped.startswith(FORMULA_STARTS) and not NUMBER.match(text.strip()):
         return "'" + text
