@@ -17,6 +17,7 @@ import re
 import shutil
 import string
 import subprocess
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
@@ -220,7 +221,7 @@ def assert_no_formula(rows: list[list[str]]) -> None:
 
 
 def as_text(cell: str, value: str) -> bool:
-    shown = one_line(value)
+    shown = visible(value, keep="\n\t")
     return cell in (shown, "'" + shown)
 
 
@@ -232,7 +233,6 @@ def test_csv_cells_never_run_as_formulas(made, names):
     identities = {sid: Identity(*names[:4]), "ada": Identity(name="Ada Lovelace")}
     gradebook = read_csv(gradebook_csv([ada, hostile], identities))
     assert len(gradebook) == 3 and len({len(r) for r in gradebook}) == 1  # a newline forges no row
-    assert len(gradebook_csv([ada, hostile], identities).splitlines()) == 3  # not even for a line-based reader
     assert_no_formula(gradebook)
     row = dict(zip(gradebook[0], gradebook[2]))
     given_names = dict(zip(("name", "email", "sid", "lms_user_id"), names))
@@ -260,7 +260,7 @@ def test_numbers_stay_numbers_and_formulas_become_text():
     assert [csv_cell(v) for v in ("-3", "+1.5", "-0.25", "1e-3", "42")] == ["-3", "+1.5", "-0.25", "1e-3", "42"]
     formulas = ("=1+1", "-1+1", "@A1", " =1", "-", "+")
     assert [csv_cell(v) for v in formulas] == ["'" + v for v in formulas]
-    assert [csv_cell(v) for v in ("\t=1", "\r=1", "a\nb")] == ["\\t=1", "\\r=1", "a\\nb"]  # one line, shown
+    assert [csv_cell(v) for v in ("\t=1", "\n=1", "\r=1", "a\rb")] == ["'\t=1", "'\n=1", "\\r=1", "a\\rb"]
 
 
 # --- summary.txt and the terminal --------------------------------------------------------------------------
@@ -315,11 +315,11 @@ SAFE_STEM = re.compile(r"^\w[\w .\-]{0,99}$")
 
 
 @SETTINGS
-@given(st.lists(HOSTILE | st.sampled_from(["Ada", "ada", "ADA", "a b", "a_b", ".", "..", "x" * 300]), min_size=1,
-                max_size=8, unique=True))
+@given(st.lists(HOSTILE | st.sampled_from(["Ada", "ada", "ADA", "a b", "a_b", ".", "..", "x" * 300, "-rf", "\u00e9",
+                                          "e\u0301", "Stra\u00dfe", "STRASSE"]), min_size=1, max_size=8, unique=True))
 def test_every_student_gets_a_safe_file_name_of_their_own(ids):
     stems = file_stems(ids)
-    assert len({s.casefold() for s in stems.values()}) == len(ids)
+    assert len({unicodedata.normalize("NFC", s).casefold() for s in stems.values()}) == len(ids)
     assert all(SAFE_STEM.match(s) and s not in (".", "..") for s in stems.values()), stems
 
 

@@ -19,10 +19,11 @@ function for its format here, whoever wrote the text (a grader's message quotes 
   span. Multi-line output goes in a fenced block whose fence is longer than any run of backticks in it.
 - `html_text`: report.html (`html.escape`, quotes too, after `visible`; newlines kept as the whitespace they
   are in HTML). The review page's script applies the same rule (quiz/review_page/page.js, `esc`).
-- `csv_cell`: gradebook.csv, canvas.csv, roster-match.csv: a text cell is one line (`one_line`: a row is a
-  line for every reader; the csv module would not even quote a lone carriage return), and a cell that a
-  spreadsheet would run as a formula (its first character, after any spaces, one of = + - @) gets a leading
-  apostrophe; a plain number (-3, +1.5) is left a number.
+- `csv_cell`: gradebook.csv, canvas.csv, roster-match.csv: a text cell that a spreadsheet would run as a
+  formula (its first character, after any spaces, one of = + - @, a tab or a newline) gets a leading
+  apostrophe; a plain number (-3, +1.5) is left a number. A newline stays (the csv module quotes the cell, so
+  an id round-trips); a lone carriage return, which the csv module leaves unquoted and a spreadsheet takes
+  for the end of a row, is shown as `\\r` like every other control character.
 - File names come from `grading.submissions.result_stem` (a safe slug, never the raw text); `file_stems`
   gives each student a distinct one, also on file systems that ignore case.
 """
@@ -143,7 +144,7 @@ NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 def csv_cell(text: object) -> str:
     """A text cell a spreadsheet shows as text and never runs as a formula; a plain number stays a number."""
-    text = one_line(text)  # one row per line, for every reader (a lone \r is not even quoted by the csv module)
+    text = visible(text, keep="\n\t")  # the csv module quotes a newline, not a lone \r (a spreadsheet's row end)
     stripped = text.lstrip(" ")
     if stripped.startswith(FORMULA_STARTS) and not NUMBER.match(text.strip()):
         return "'" + text
@@ -156,19 +157,23 @@ SLUG = re.compile(r"[^\w.-]+")
 
 def file_stems(student_ids: Iterable[str]) -> dict[str, str]:
     """A distinct file name (without extension) per student, from the safe slug of its id: two ids whose
-    slugs meet (also when only their case differs, as on macOS and Windows) each keep a name of their own."""
+    slugs meet, also only where case or Unicode normalisation is ignored (macOS, Windows), each keep a name of
+    their own."""
     from ..grading.submissions import result_stem
+
+    def key(stem: str) -> str:
+        return unicodedata.normalize("NFC", stem).casefold()
 
     stems: dict[str, str] = {}
     taken: set[str] = set()
     for student_id in student_ids:
         stem = result_stem(student_id)
-        if stem.casefold() in taken:
+        if key(stem) in taken:
             digest = hashlib.sha256(student_id.encode("utf-8", "surrogatepass")).hexdigest()
             stem = f"{SLUG.sub('_', stem)[:40]}-{digest[:12]}"
             number = 2
-            while stem.casefold() in taken:
+            while key(stem) in taken:
                 stem, number = f"{stem}-{number}", number + 1
-        taken.add(stem.casefold())
+        taken.add(key(stem))
         stems[student_id] = stem
     return stems
