@@ -178,7 +178,8 @@ class ForkServer:
         env = {**thread_env(), "ATTNKIT_CONTROL_FD": str(theirs.fileno()), "ATTNKIT_LANDLOCK": landlock,
                "ATTNKIT_LIMITS": json.dumps(self._rlimits())}
         if self.isolation == "bwrap":
-            cmd = [*bwrap_command(bwrap_binary() or "bwrap"), *sum((["--setenv", k, v] for k, v in env.items()), []),
+            cmd = [*bwrap_command(bwrap_binary() or "bwrap", self.config.limits.scratch_tmpfs_bytes),
+                   *sum((["--setenv", k, v] for k, v in env.items()), []),
                    sys.executable, "-I", "-B", f"{HARNESS_MOUNT}/zygote.py"]
             env = dict(CLEAN_ENV)  # bubblewrap (pid 1 inside) must not carry the instructor's environment
         else:
@@ -301,7 +302,7 @@ class ForkServer:
             self.current.retire()
         limits = self.config.limits
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        rlimits = self._rlimits()
+        spawn = {"op": "spawn", "limits": self._rlimits(), "scratch_entries": limits.scratch_entries}
         # (re)start the fork server BEFORE making the child's group: a restart closes the server, and closing
         # drops the current group, so the child would be sent the procs files of a removed group (ENODEV)
         started = time.monotonic()
@@ -311,7 +312,7 @@ class ForkServer:
         procs = self.group.open_procs() if self.group is not None else []
         try:
             try:
-                reply = self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno(), *procs])
+                reply = self._command(spawn, [theirs.fileno(), *procs])
             except (OSError, ValueError):
                 for fd in procs:
                     os.close(fd)
@@ -320,7 +321,7 @@ class ForkServer:
                 self._ready()
                 self.group = self._new_group()
                 procs = self.group.open_procs() if self.group is not None else []
-                reply = self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno(), *procs])
+                reply = self._command(spawn, [theirs.fileno(), *procs])
         finally:
             theirs.close()
             for fd in procs:
