@@ -366,9 +366,9 @@ LEAVE_A_MESS = r"""
 import os
 top = os.getcwd()
 os.chdir(top)
-for level in range(3000):          # deeper than any recursion limit, longer than PATH_MAX
-    os.mkdir("d")
-    os.chdir("d")
+for level in range(1100):          # deeper than the recursion limit, longer than PATH_MAX
+    os.mkdir("dddd")
+    os.chdir("dddd")
 os.chdir(top)
 os.makedirs("locked/inner/deeper")
 open("locked/inner/f", "w").close()
@@ -377,16 +377,73 @@ for folder in ("locked/inner/deeper", "locked/inner", "locked"):
 os.mkdir(b"name-\xff\xfe\n\x1b")
 open(b"name-\xff\xfe\n\x1b/\xed\xa0\x80", "w").close()
 os.mkdir("many")
-for index in range(20000):
+for index in range(2900):          # with the rest, just inside a child's allowance of names (4096)
     open("many/%d" % index, "w").close()
-os.symlink("/", "to-root")
 print("mess=" + top)
 """
 
 
+MAKE_METADATA = r"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, call):
+    try:
+        call()
+        print(name + "=ok")
+    except OSError as exc:
+        print(name + "=" + errno.errorcode.get(exc.errno, str(exc.errno)))
+made, why = 0, "none"
+makers = (lambda i: os.mkdir("d%d" % i), lambda i: open("f%d" % i, "w").close(),
+          lambda i: os.close(os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)))
+while made < 500:
+    try:
+        makers[made % len(makers)](made)
+        made += 1
+    except OSError as exc:
+        why = errno.errorcode.get(exc.errno, str(exc.errno))
+        break
+print("made=%d" % made)
+print("refused=" + why)
+attempt("symlink", lambda: os.symlink("x" * 4000, "link"))
+attempt("hardlink", lambda: os.link("f1", "link"))
+attempt("fifo", lambda: os.mkfifo("fifo"))
+attempt("xattr", lambda: os.setxattr(".", "user.a", b"y" * 4000))
+attempt("lxattr", lambda: os.setxattr("f1", "user.a", b"y", follow_symlinks=False))
+def reserve():
+    fd = os.open("f1", os.O_RDWR)
+    if libc.fallocate(fd, 1, ctypes.c_long(0), ctypes.c_long(1 << 24)) != 0:
+        raise OSError(ctypes.get_errno(), "fallocate")
+attempt("fallocate", reserve)
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_child_makes_at_most_its_allowance_of_names_and_no_other_metadata(mode):
+    """Folders, files and unnamed files count against the child's allowance (EDQUOT after it, a fresh one for
+    the next child); links, fifos, extended attributes and preallocated blocks are refused outright."""
+    server = start(mode, SandboxLimits(scratch_entries=40))
+    try:
+        assert server.hello["scratch_count"] == "counted"
+        for _ in range(2):
+            seen = printed(run_cells(server, MAKE_METADATA))
+            assert (seen["made"], seen["refused"]) == ("40", "EDQUOT")
+            denied = ("symlink", "hardlink", "fifo", "xattr", "lxattr", "fallocate")
+            assert {k: seen[k] for k in denied} == dict.fromkeys(denied, "EPERM")
+    finally:
+        server.close()
+
+
+def test_matplotlib_finds_its_folders_in_the_scratch_folder(server):
+    """Student code may plot: matplotlib makes its config and cache folders within the allowance."""
+    reply = run_cells(server, "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                              "plt.plot([1, 2], [3, 4])\nprint('cache=' + matplotlib.get_cachedir())")
+    assert reply["errors"] == [] and printed(reply)["cache"].endswith("/.cache/matplotlib")
+
+
 def test_no_leftover_stops_the_wipe(server):
-    """A deep tree, folders without rights, names in no encoding and many files: the fork server survives,
-    the next child starts in a fresh, empty folder, and (where the host sees it) nothing is left."""
+    """A deep tree, folders without rights, names in no encoding and as many files as a child may make: the fork
+    server survives, the next child starts in a fresh, empty folder, and (where the host sees it) nothing is
+    left."""
     zygote = server.process.pid
     folder = printed(run_cells(server, LEAVE_A_MESS, seconds=120))["mess"]
     look = "import os\nprint('cwd=' + os.getcwd())\nprint('entries=%d' % len(os.listdir('.')))"

@@ -24,7 +24,7 @@ class SandboxLimits:
     file_bytes: int = 0                 # no file data at all: only names in the private scratch folder,
                                         # so nothing can fill the disk and nothing is left for the next student
     open_files: int = 64
-    scratch_entries: int = 2048         # names one child may create (folders, empty files), counted by the fork
+    scratch_entries: int = 4096         # names one child may create (folders, empty files), counted by the fork
                                         # server: bounds the disk or memory its metadata takes, and the wipe
     scratch_tmpfs_bytes: int = 64 << 20  # size of the private /tmp and /dev/shm under bubblewrap
     reply_bytes: int = 256 << 20        # largest message accepted from a child

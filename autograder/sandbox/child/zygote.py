@@ -42,7 +42,7 @@ NOBODY = 65534
 # Without namespaces (rlimits mode) every child gets a user id of its own, so that children of
 # different workers cannot signal each other, share files, or share one RLIMIT_NPROC budget.
 SANDBOX_UID_BASE = 1_900_000_000
-DEFAULT_ENTRIES = 2048  # names a child may make when the grader does not say (SandboxLimits.scratch_entries)
+DEFAULT_ENTRIES = 4096  # names a child may make when the grader does not say (SandboxLimits.scratch_entries)
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # world-writable places on a usual host
 SYSTEM_READABLE = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
                    "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu")
