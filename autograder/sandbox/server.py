@@ -212,6 +212,10 @@ class ForkServer:
         if self.isolation != "rlimits" and landlock == "1" and not hello.get("landlock"):
             raise SandboxUnavailable("Landlock could not be applied to student processes")
         self.hello = hello
+        if hello.get("scratch_count") == "refused":
+            print("sandbox: the kernel gave the fork server no seccomp listener, so it cannot count the names a "
+                  "child makes: student code may make no file or folder at all (docs/isolation.md, Scratch space)",
+                  file=sys.stderr)
         self.zygote_pid = self._host_pid(int(hello["pid"]))
         profiling.event("fork server hello received", zygote_sympy=bool(hello.get("sympy")))
         times = {"process started": profiling.process_start(self.zygote_pid or "self"), **(hello.get("times") or {})}

@@ -78,8 +78,9 @@ import time as _fp_time
 
 
 def _footprint(top="."):
-    """(bytes, entries) of everything under top, each inode's blocks once, links not followed."""
-    seen, total, entries, stack = set(), 0, 0, [top]
+    """(bytes, entries) of everything under top and top's own blocks (a folder of many names grows), each
+    inode's blocks once, links not followed."""
+    seen, total, entries, stack = set(), _fp_os.lstat(top).st_blocks * 512, 0, [top]
     while stack:
         folder = stack.pop()
         try:

@@ -16,7 +16,8 @@ module too, to ask which Landlock ABI the kernel offers.
   clone3 answers ENOSYS so that the C library falls back to clone, which is refused): the student's
   code is one process, which its rlimits bound. prlimit64, setpriority, sched_set*, ioprio_set and
   migrate/move_pages only on the child itself. No System V IPC, POSIX message queues, inotify or
-  fanotify.
+  fanotify. No links, device nodes, fifos, extended attributes or fallocate; every call that makes a name
+  waits for the fork server, which counts them (quota.py).
 """
 from __future__ import annotations
 
