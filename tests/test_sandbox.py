@@ -433,6 +433,34 @@ def test_a_child_makes_at_most_its_allowance_of_names_and_no_other_metadata(mode
         server.close()
 
 
+def test_without_a_listener_every_call_that_makes_a_name_is_refused(tmp_path):
+    """Where the kernel gives no seccomp listener (here: a filter above already holds one), the filter refuses
+    names outright (EDQUOT) instead of letting them through uncounted, and still refuses links."""
+    pid = os.fork()
+    if pid == 0:  # a process of its own: a seccomp filter cannot be taken off again
+        verdict = 1
+        try:
+            confine._libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+            above = confine.install_seccomp(os.getpid())
+            second = confine.install_seccomp(os.getpid())
+            if above is not None:
+                os.close(above)  # nobody answers the filter above: what reaches it fails with ENOSYS, never hangs
+            seen = []
+            for call in (lambda: os.mkdir(tmp_path / "folder"), lambda: open(tmp_path / "file", "w"),
+                         lambda: os.symlink("x", tmp_path / "link")):
+                try:
+                    call()
+                    seen.append(0)
+                except OSError as exc:
+                    seen.append(exc.errno)
+            verdict = 0 if (above is not None, second, seen) == (True, None, [122, 122, 1]) else 2
+        finally:
+            os._exit(verdict)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_matplotlib_finds_its_folders_in_the_scratch_folder(server):
     """Student code may plot: matplotlib makes its config and cache folders within the allowance."""
     reply = run_cells(server, "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"

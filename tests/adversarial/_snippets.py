@@ -130,4 +130,7 @@ def _report(what, made, why, extra=0):
         print(f"ATTNKIT-LEAK {what}: {size >> 20} MiB of disk or kernel memory without writing a byte")
     if entries > __ENTRY_LIMIT__:
         print(f"ATTNKIT-LEAK {what}: {entries} names in the scratch folder, past the sandbox's allowance")
-'''.replace("__FOOTPRINT_LIMIT__", str(FOOTPRINT_LIMIT)).replace("__ENTRY_LIMIT__", str(ENTRY_LIMIT)).replace("__FOOTPRINT_CAP__", str(2 * FOOTPRINT_LIMIT))
+'''
+for _name, _value in (("__FOOTPRINT_LIMIT__", FOOTPRINT_LIMIT), ("__ENTRY_LIMIT__", ENTRY_LIMIT),
+                      ("__FOOTPRINT_CAP__", 2 * FOOTPRINT_LIMIT)):
+    FOOTPRINT = FOOTPRINT.replace(_name, str(_value))

@@ -89,7 +89,8 @@ def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: di
     if confinement["landlock"]:
         confine.landlock(confinement["read"] + [f"/proc/{me}"], [scratch, "/dev/null"], confinement["landlock"])
     listener = confine.install_seccomp(me)
-    socket.send_fds(handoff, [b"listener" if listener is not None else b"none"], [] if listener is None else [listener])
+    passed = [] if listener is None else [listener]
+    socket.send_fds(handoff, [b"listener" if passed else b"none"], passed)
     handoff.close()
     if listener is not None:
         os.close(listener)  # the fork server holds it now; a child holding its own listener could answer itself
@@ -155,14 +156,18 @@ def receive_listener(ours: socket.socket) -> int | None:
     return fds[0] if data == b"listener" and fds else None
 
 
-def try_scratch() -> None:
-    """In the self-test's child, with an allowance of one name: what a student's child may make."""
-    first = "made" if _attempt(lambda: os.mkdir("quota-1")) == "ok" else "refused"
-    seen = {"second name": _attempt(lambda: os.mkdir("quota-2")), "symbolic link": _attempt(lambda: os.symlink("x" * 99, "link")),
+def try_scratch() -> str:
+    """In the self-test's child, with an allowance of one name: "counted" where the fork server counts names (the
+    first is made, the second refused), "refused" where the kernel gave no listener (none is made); raises when
+    a name past the allowance, a link or an extended attribute could be made."""
+    first = _attempt(lambda: os.mkdir("quota-1"))
+    seen = {"second name": _attempt(lambda: os.mkdir("quota-2")),
+            "symbolic link": _attempt(lambda: os.symlink("x" * 99, "link")),
             "extended attribute": _attempt(lambda: os.setxattr(".", "user.probe", b"x"))}
     wrong = {what: how for what, how in seen.items() if how == "ok"}
-    if wrong:
-        raise OSError(f"a locked-down child could still make metadata: {wrong} (first name {first})")
+    if wrong or first not in ("ok", "EDQUOT"):
+        raise OSError(f"a locked-down child could still make metadata: {wrong} (a first name: {first})")
+    return "counted" if first == "ok" else "refused"
 
 
 def _attempt(call) -> str:
@@ -173,9 +178,9 @@ def _attempt(call) -> str:
     return "ok"
 
 
-def self_test(limits: dict, plan: dict, base: str) -> tuple[str, int]:
-    """Lock down a throw-away child exactly as a student's; ('' when it worked, else why not; how many names it
-    could make with an allowance of one: 1 where the fork server counts, 0 where the kernel gave no listener)."""
+def self_test(limits: dict, plan: dict, base: str) -> tuple[str, str]:
+    """Lock down a throw-away child exactly as a student's: ('' when it worked, else why not; how names are bounded,
+    "counted" or "refused": try_scratch)."""
     read_end, write_end = os.pipe()
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
@@ -185,7 +190,7 @@ def self_test(limits: dict, plan: dict, base: str) -> tuple[str, int]:
         try:
             lock_down(limits, child_uid(os.getpid(), plan["own_namespace"]), os.getppid(),
                       f"{base}/{os.getpid()}", plan, theirs)
-            try_scratch()
+            names = try_scratch()
             for path in (os.__file__, torch.__file__):  # the Python installation stays readable
                 try:
                     with open(path, "rb") as handle:
@@ -194,6 +199,7 @@ def self_test(limits: dict, plan: dict, base: str) -> tuple[str, int]:
                     raise OSError(f"the sandbox user cannot read the Python installation ({path}: "
                                   f"{exc.strerror}); without namespaces or Landlock, run the kit from a "
                                   "Python installation that other users can read") from None
+            os.write(write_end, names.encode())
             os._exit(0)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, which refuses to grade
             os.write(write_end, f"{type(exc).__name__}: {exc}".encode()[:1000])
@@ -206,11 +212,11 @@ def self_test(limits: dict, plan: dict, base: str) -> tuple[str, int]:
         why = reader.read().decode(errors="replace")
     _, status = os.waitpid(pid, 0)
     quota.close()
-    made = len([name for name in os.listdir(f"{base}/{pid}") if name.startswith("quota-")]) \
-        if os.path.isdir(f"{base}/{pid}") else 0
     remove_tree(f"{base}/{pid}")
     code = os.waitstatus_to_exitcode(status)
-    return ("" if code == 0 else f"a locked-down test process failed: {why or f'exit status {code}'}"), made
+    if code == 0:
+        return "", why
+    return f"a locked-down test process failed: {why or f'exit status {code}'}", ""
 
 
 def descendants(of: int, everyone: bool) -> list[int]:
@@ -404,11 +410,11 @@ def main() -> None:
     TIMES["warmed up (one backward pass)"] = (time.time(), time.process_time())
     plan = confinement_plan(own_namespace)
     control = socket.socket(fileno=int(os.environ["ATTNKIT_CONTROL_FD"]))
-    problem, counted = self_test(json.loads(os.environ.get("ATTNKIT_LIMITS", "{}")), plan, base)
+    problem, names = self_test(json.loads(os.environ.get("ATTNKIT_LIMITS", "{}")), plan, base)
     TIMES["self-check done (one fork)"] = (time.time(), time.process_time())
     control.send(json.dumps({"ready": not problem, "error": problem, "pid": os.getpid(), "landlock": plan["landlock"],
                              "read_search": plan["read_search"], "uid": os.getuid(), "times": TIMES,
-                             "scratch_count": "counted" if counted else "refused",
+                             "scratch_count": names,
                              "sympy": "sympy" in sys.modules}).encode())  # a start-up cost the warm-up avoids
     uids: set[int] = set()  # uids of children since the last reap (as root without namespaces)
     scratches: list[str] = []
