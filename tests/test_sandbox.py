@@ -366,9 +366,9 @@ LEAVE_A_MESS = r"""
 import os
 top = os.getcwd()
 os.chdir(top)
-for level in range(1100):          # deeper than the recursion limit, longer than PATH_MAX
-    os.mkdir("dddd")
-    os.chdir("dddd")
+for level in range(240):           # longer than PATH_MAX
+    os.mkdir("d" * 250)
+    os.chdir("d" * 250)
 os.chdir(top)
 os.makedirs("locked/inner/deeper")
 open("locked/inner/f", "w").close()
@@ -377,7 +377,7 @@ for folder in ("locked/inner/deeper", "locked/inner", "locked"):
 os.mkdir(b"name-\xff\xfe\n\x1b")
 open(b"name-\xff\xfe\n\x1b/\xed\xa0\x80", "w").close()
 os.mkdir("many")
-for index in range(2900):          # with the rest, just inside a child's allowance of names (4096)
+for index in range(3800):          # with the rest, just inside a child's allowance (4096 names, 256 folders)
     open("many/%d" % index, "w").close()
 print("mess=" + top)
 """
@@ -392,25 +392,27 @@ def attempt(name, call):
         print(name + "=ok")
     except OSError as exc:
         print(name + "=" + errno.errorcode.get(exc.errno, str(exc.errno)))
-made, why = 0, "none"
-makers = (lambda i: os.mkdir("d%d" % i), lambda i: open("f%d" % i, "w").close(),
-          lambda i: os.close(os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)))
-while made < 500:
-    try:
-        makers[made % len(makers)](made)
-        made += 1
-    except OSError as exc:
-        why = errno.errorcode.get(exc.errno, str(exc.errno))
-        break
-print("made=%d" % made)
-print("refused=" + why)
+def until_refused(what, make):
+    made = 0
+    while made < 500:
+        try:
+            make(made)
+            made += 1
+        except OSError as exc:
+            print("%s=%d %s" % (what, made, errno.errorcode.get(exc.errno, str(exc.errno))))
+            return
+folders = (lambda i: os.mkdir("d%d" % i), lambda i: os.makedirs("m%d" % i))
+until_refused("folders", lambda i: folders[i % 2](i))
+files = (lambda i: open("f%d" % i, "w").close(), lambda i: os.close(os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)),
+         lambda i: os.close(os.open("g%d" % i, os.O_CREAT | os.O_WRONLY, 0o600)))
+until_refused("files", lambda i: files[i % 3](i))
 attempt("symlink", lambda: os.symlink("x" * 4000, "link"))
-attempt("hardlink", lambda: os.link("f1", "link"))
+attempt("hardlink", lambda: os.link("f0", "link"))
 attempt("fifo", lambda: os.mkfifo("fifo"))
 attempt("xattr", lambda: os.setxattr(".", "user.a", b"y" * 4000))
-attempt("lxattr", lambda: os.setxattr("f1", "user.a", b"y", follow_symlinks=False))
+attempt("lxattr", lambda: os.setxattr("f0", "user.a", b"y", follow_symlinks=False))
 def reserve():
-    fd = os.open("f1", os.O_RDWR)
+    fd = os.open("f0", os.O_RDWR)
     if libc.fallocate(fd, 1, ctypes.c_long(0), ctypes.c_long(1 << 24)) != 0:
         raise OSError(ctypes.get_errno(), "fallocate")
 attempt("fallocate", reserve)
@@ -419,14 +421,15 @@ attempt("fallocate", reserve)
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_child_makes_at_most_its_allowance_of_names_and_no_other_metadata(mode):
-    """Folders, files and unnamed files count against the child's allowance (EDQUOT after it, a fresh one for
-    the next child); links, fifos, extended attributes and preallocated blocks are refused outright."""
-    server = start(mode, SandboxLimits(scratch_entries=40))
+    """Folders, files and unnamed files count against the child's allowance, folders against their own too
+    (EDQUOT past either, a fresh allowance for the next child); links, fifos, extended attributes and preallocated
+    blocks are refused outright."""
+    server = start(mode, SandboxLimits(scratch_entries=40, scratch_folders=6))
     try:
         assert server.hello["scratch_count"] == "counted"
         for _ in range(2):
             seen = printed(run_cells(server, MAKE_METADATA))
-            assert (seen["made"], seen["refused"]) == ("40", "EDQUOT")
+            assert (seen["folders"], seen["files"]) == ("6 EDQUOT", "34 EDQUOT")
             denied = ("symlink", "hardlink", "fifo", "xattr", "lxattr", "fallocate")
             assert {k: seen[k] for k in denied} == dict.fromkeys(denied, "EPERM")
     finally:

@@ -26,6 +26,7 @@ class SandboxLimits:
     open_files: int = 64
     scratch_entries: int = 4096         # names one child may create (folders, empty files), counted by the fork
                                         # server: bounds the disk or memory its metadata takes, and the wipe
+    scratch_folders: int = 256          # of which folders (a block each on a disk, and the slow part of a wipe)
     scratch_tmpfs_bytes: int = 64 << 20  # size of the private /tmp and /dev/shm under bubblewrap
     reply_bytes: int = 256 << 20        # largest message accepted from a child
 

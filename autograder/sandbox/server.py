@@ -306,7 +306,8 @@ class ForkServer:
             self.current.retire()
         limits = self.config.limits
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        spawn = {"op": "spawn", "limits": self._rlimits(), "scratch_entries": limits.scratch_entries}
+        spawn = {"op": "spawn", "limits": self._rlimits(), "scratch_entries": limits.scratch_entries,
+                 "scratch_folders": limits.scratch_folders}
         # (re)start the fork server BEFORE making the child's group: a restart closes the server, and closing
         # drops the current group, so the child would be sent the procs files of a removed group (ENODEV)
         started = time.monotonic()

@@ -60,6 +60,7 @@ if not _SAFE:
 '''
 
 __all__ = ["SHA", "SCORES", "WRONG_SHA", "NAME_PROCESS", "GUARD", "FOOTPRINT", "FOOTPRINT_LIMIT", "ENTRY_LIMIT",
+           "FOLDER_LIMIT",
            "solution_text",
            "stub_text"]
 
@@ -72,6 +73,7 @@ __all__ = ["SHA", "SCORES", "WRONG_SHA", "NAME_PROCESS", "GUARD", "FOOTPRINT", "
 # few seconds; the names are the child's allowance and what the wipe finds beside it.
 FOOTPRINT_LIMIT = 48 << 20
 ENTRY_LIMIT = SandboxLimits().scratch_entries + 64
+FOLDER_LIMIT = SandboxLimits().scratch_folders + 16
 FOOTPRINT = '''
 import os as _fp_os
 import time as _fp_time
@@ -81,6 +83,8 @@ def _footprint(top="."):
     """(bytes, entries) of everything under top and top's own blocks (a folder of many names grows), each
     inode's blocks once, links not followed."""
     seen, total, entries, stack = set(), _fp_os.lstat(top).st_blocks * 512, 0, [top]
+    global _fp_folders
+    _fp_folders = 0
     while stack:
         folder = stack.pop()
         try:
@@ -101,6 +105,7 @@ def _footprint(top="."):
                 total += info.st_blocks * 512
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
+                _fp_folders += 1
     return total, entries
 
 
@@ -125,12 +130,15 @@ def _flood(make, seconds=2.5, cap=__FOOTPRINT_CAP__, check_every=500):
 def _report(what, made, why, extra=0):
     size, entries = _footprint()
     size += extra
-    print(f"footprint: {size} bytes in {entries} entries after {made} {what} (stopped by {why})")
+    print(f"footprint: {size} bytes in {entries} entries ({_fp_folders} folders) after {made} {what} "
+          f"(stopped by {why})")
     if size > __FOOTPRINT_LIMIT__:
         print(f"ATTNKIT-LEAK {what}: {size >> 20} MiB of disk or kernel memory without writing a byte")
-    if entries > __ENTRY_LIMIT__:
-        print(f"ATTNKIT-LEAK {what}: {entries} names in the scratch folder, past the sandbox's allowance")
+    if entries > __ENTRY_LIMIT__ or _fp_folders > __FOLDER_LIMIT__:
+        print(f"ATTNKIT-LEAK {what}: {entries} names ({_fp_folders} folders) in the scratch folder, past the "
+              "sandbox's allowance")
 '''
 for _name, _value in (("__FOOTPRINT_LIMIT__", FOOTPRINT_LIMIT), ("__ENTRY_LIMIT__", ENTRY_LIMIT),
+                      ("__FOLDER_LIMIT__", FOLDER_LIMIT),
                       ("__FOOTPRINT_CAP__", 2 * FOOTPRINT_LIMIT)):
     FOOTPRINT = FOOTPRINT.replace(_name, str(_value))

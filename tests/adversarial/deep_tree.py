@@ -2,10 +2,10 @@ from ._snippets import SHA, solution_text
 
 ASSIGNMENT = SHA
 TAG = "deep"
-ATTACK = ("leftovers that stop a wipe: two chains of 1,100 folders of 8-byte names (past the recursion limit and "
-          "PATH_MAX; deeper chains meet the sandbox's allowance of names), mode-000 folders nested in mode-000 "
-          "folders, folders without write or search rights, names in no encoding, names of 255 bytes, a link loop "
-          "(refused); at import and again from a call (one chain)")
+ATTACK = ("leftovers that stop a wipe: two chains of 70 folders of 250-byte names (past PATH_MAX; deeper ones meet "
+          "the sandbox's allowance of 256 folders), mode-000 folders nested in mode-000 folders, folders without "
+          "write or search rights, names in no encoding, names of 255 bytes, a link loop (refused); at import and "
+          "again from a call (one chain)")
 CODE = solution_text(ASSIGNMENT) + '''
 import os
 
@@ -16,8 +16,8 @@ def _chain(name, depth):
         os.mkdir(name)
         os.chdir(name)
         for _ in range(depth):
-            os.mkdir("dddddddd")
-            os.chdir("dddddddd")
+            os.mkdir("d" * 250)
+            os.chdir("d" * 250)
         open("bottom", "w").close()
         os.chmod(".", 0)
     finally:
@@ -25,7 +25,7 @@ def _chain(name, depth):
         os.close(top)
 
 
-def _mess(tag, depths=(1100, 1100)):
+def _mess(tag, depths=(70, 70)):
     try:
         for number, depth in enumerate(depths):
             _chain(f"__MARK__-chain{number}-" + tag, depth)
@@ -49,9 +49,8 @@ _real_attention = attention
 
 def attention(Q, K, V, mask=None):
     if not os.path.lexists("__MARK__-chain0-call"):
-        # the call's CPU limit is short, and a thousand folder operations cost far more CPU on a machine whose
-        # kernel is busy with others
-        _mess("call", (1100,))
+        # the call's CPU limit is short, and folder operations cost far more CPU on a machine whose kernel is busy
+        _mess("call", (70,))
     return _real_attention(Q, K, V, mask)
 '''
 TWIN = solution_text(ASSIGNMENT)

@@ -177,6 +177,12 @@ DENIED = ("socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "pt
 COUNTED = ("mkdir", "mkdirat", "creat", "openat2")      # every call (openat2's flags are behind a pointer)
 COUNTED_IF_CREATING = {"open": 1, "openat": 2}           # only with O_CREAT or O_TMPFILE in this argument
 CREATING_FLAGS = 0o100 | 0o20000000                      # O_CREAT | __O_TMPFILE (the same on both machines)
+
+
+def folder_calls(machine: str | None = None) -> frozenset[int]:
+    """Numbers of the calls that make a folder (mkdir, mkdirat) on this machine: counted apart (quota.py)."""
+    numbers = _ARCH.get(machine or platform.machine(), (0, False, {}))[2]
+    return frozenset(numbers[name] for name in ("mkdir", "mkdirat") if name in numbers)
 SIGNALS_BY_PID = ("kill", "rt_sigqueueinfo")             # pid, -pgid or 0
 SIGNALS_BY_TGID = ("tgkill", "tkill", "rt_tgsigqueueinfo", "pidfd_open")  # first argument must be us
 # Limits, scheduling and memory placement of a process named by its first argument: only 0 (itself) or us.

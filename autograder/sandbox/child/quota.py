@@ -4,9 +4,9 @@ A child may write no file data (RLIMIT_FSIZE 0), but a name costs something too:
 on a disk, kernel memory on tmpfs, and the wipe's time after the child. seccomp (confine.py) refuses links,
 device nodes, fifos, extended attributes and fallocate outright, and hands every call that makes a name
 (mkdir, mkdirat, creat, openat2, and open/openat with O_CREAT or O_TMPFILE) to the fork server as a user
-notification. The fork server lets the first `allowance` calls of a child go on (the kernel then runs them as
-usual, with the child's own rights: Landlock and file permissions decide) and answers every later one with
-EDQUOT ("Disk quota exceeded"). This holds on every file system and in every setting (root or not, namespaces
+notification. The fork server lets the first `allowance` calls of a child go on, `folders` of them at most
+making folders (the kernel then runs them as usual, with the child's own rights: Landlock and file permissions
+decide), and answers every later one with EDQUOT ("Disk quota exceeded"). This holds on every file system and in every setting (root or not, namespaces
 or not), where no mount, quota or cgroup may be available.
 
 Calls are counted, not names: an `open(path, "w")` of a file that exists counts once, a failed mkdir counts
@@ -29,13 +29,16 @@ FLAG_CONTINUE = 1  # SECCOMP_USER_NOTIF_FLAG_CONTINUE: the kernel runs the call 
 
 
 class Quota:
-    """The allowance of one child, answered from its filter's listener (None: no listener, nothing to do)."""
+    """The allowance of one child, answered from its filter's listener (None: no listener, nothing to do):
+    `allowance` calls that make a name, of which `folders` may make a folder (removing a folder costs the wipe
+    far more than removing a file: a block to free, on a disk that may discard it at once)."""
 
-    def __init__(self, listener: int | None, allowance: int) -> None:
+    def __init__(self, listener: int | None, allowance: int, folders: int, folder_calls: frozenset[int]) -> None:
         self.listener = listener
         self.allowance = allowance
-        self.used = 0
-        self.refused = 0
+        self.folders = folders
+        self.folder_calls = folder_calls  # syscall numbers of mkdir and mkdirat on this machine
+        self.used = self.folders_used = self.refused = 0
 
     def answer(self) -> None:
         """Answer one waiting call: go on while the allowance lasts, EDQUOT after."""
@@ -44,9 +47,11 @@ class Quota:
             fcntl.ioctl(self.listener, RECV, notification, True)
         except OSError:  # ENOENT: the child died (or was killed) while its call waited
             return
-        ident = struct.unpack_from("=Q", notification)[0]
-        if self.used < self.allowance:
+        ident, _, _, number = struct.unpack_from("=QIIi", notification)
+        folder = number in self.folder_calls
+        if self.used < self.allowance and (not folder or self.folders_used < self.folders):
             self.used += 1
+            self.folders_used += folder
             response = RESPONSE.pack(ident, 0, 0, FLAG_CONTINUE)
         else:
             self.refused += 1

@@ -42,7 +42,8 @@ NOBODY = 65534
 # Without namespaces (rlimits mode) every child gets a user id of its own, so that children of
 # different workers cannot signal each other, share files, or share one RLIMIT_NPROC budget.
 SANDBOX_UID_BASE = 1_900_000_000
-DEFAULT_ENTRIES = 4096  # names a child may make when the grader does not say (SandboxLimits.scratch_entries)
+# names (and folders among them) a child may make when the grader does not say (SandboxLimits.scratch_*)
+DEFAULT_ENTRIES, DEFAULT_FOLDERS = 4096, 256
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # world-writable places on a usual host
 SYSTEM_READABLE = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
                    "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu")
@@ -206,7 +207,7 @@ def self_test(limits: dict, plan: dict, base: str) -> tuple[str, str]:
             os._exit(3)
     os.close(write_end)
     theirs.close()
-    quota = Quota(receive_listener(ours), 1)
+    quota = Quota(receive_listener(ours), 1, 1, confine.folder_calls())
     quota.serve_until(read_end)
     with os.fdopen(read_end, "rb") as reader:
         why = reader.read().decode(errors="replace")
@@ -420,7 +421,7 @@ def main() -> None:
     scratches: list[str] = []
     zygote = os.getpid()
     serial = 0  # a scratch folder of a new name for every child, whatever the last one left behind
-    quota = Quota(None, 0)  # the current child's allowance of new names, answered while waiting for commands
+    quota = Quota(None, 0, 0, confine.folder_calls())  # the current child's names, answered between commands
     while True:
         try:
             quota.serve_until(control.fileno())
@@ -453,7 +454,8 @@ def main() -> None:
             os.close(fds[0])
             theirs.close()
             reply = {"pid": pid, "cgroup": join_cgroup(pid, fds[1:])}
-            quota = Quota(receive_listener(ours), int(command.get("scratch_entries", DEFAULT_ENTRIES)))
+            quota = Quota(receive_listener(ours), int(command.get("scratch_entries", DEFAULT_ENTRIES)),
+                          int(command.get("scratch_folders", DEFAULT_FOLDERS)), confine.folder_calls())
             scratches.append(scratch)
             if not own_namespace and os.getuid() == 0:
                 uids.add(child_uid(pid, own_namespace))
