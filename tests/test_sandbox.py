@@ -366,7 +366,7 @@ LEAVE_A_MESS = r"""
 import os
 top = os.getcwd()
 os.chdir(top)
-for level in range(240):           # longer than PATH_MAX
+for level in range(100):           # longer than PATH_MAX
     os.mkdir("d" * 250)
     os.chdir("d" * 250)
 os.chdir(top)
@@ -377,7 +377,7 @@ for folder in ("locked/inner/deeper", "locked/inner", "locked"):
 os.mkdir(b"name-\xff\xfe\n\x1b")
 open(b"name-\xff\xfe\n\x1b/\xed\xa0\x80", "w").close()
 os.mkdir("many")
-for index in range(3800):          # with the rest, just inside a child's allowance (4096 names, 256 folders)
+for index in range(900):           # with the rest, just inside a child's allowance (1024 names, 128 folders)
     open("many/%d" % index, "w").close()
 print("mess=" + top)
 """

@@ -2,8 +2,8 @@ from ._snippets import SHA, solution_text
 
 ASSIGNMENT = SHA
 TAG = "deep"
-ATTACK = ("leftovers that stop a wipe: two chains of 70 folders of 250-byte names (past PATH_MAX; deeper ones meet "
-          "the sandbox's allowance of 256 folders), mode-000 folders nested in mode-000 folders, folders without "
+ATTACK = ("leftovers that stop a wipe: two chains of 20 folders of 250-byte names (past PATH_MAX; deeper ones meet "
+          "the sandbox's allowance of 128 folders), mode-000 folders nested in mode-000 folders, folders without "
           "write or search rights, names in no encoding, names of 255 bytes, a link loop (refused); at import and "
           "again from a call (one chain)")
 CODE = solution_text(ASSIGNMENT) + '''
@@ -25,7 +25,7 @@ def _chain(name, depth):
         os.close(top)
 
 
-def _mess(tag, depths=(70, 70)):
+def _mess(tag, depths=(20, 20)):
     try:
         for number, depth in enumerate(depths):
             _chain(f"__MARK__-chain{number}-" + tag, depth)
@@ -50,7 +50,7 @@ _real_attention = attention
 def attention(Q, K, V, mask=None):
     if not os.path.lexists("__MARK__-chain0-call"):
         # the call's CPU limit is short, and folder operations cost far more CPU on a machine whose kernel is busy
-        _mess("call", (70,))
+        _mess("call", (20,))
     return _real_attention(Q, K, V, mask)
 '''
 TWIN = solution_text(ASSIGNMENT)

@@ -43,7 +43,7 @@ NOBODY = 65534
 # different workers cannot signal each other, share files, or share one RLIMIT_NPROC budget.
 SANDBOX_UID_BASE = 1_900_000_000
 # names (and folders among them) a child may make when the grader does not say (SandboxLimits.scratch_*)
-DEFAULT_ENTRIES, DEFAULT_FOLDERS = 4096, 256
+DEFAULT_ENTRIES, DEFAULT_FOLDERS = 1024, 128
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # world-writable places on a usual host
 SYSTEM_READABLE = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
                    "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu")
