@@ -12,7 +12,7 @@ import pytest
 
 from autograder.sandbox import ChildFailure, ForkServer, SandboxConfig, SandboxLimits, SandboxUnavailable, resolve
 from autograder.sandbox.child import confine, wire
-from autograder.sandbox.isolation import bwrap_works, landlock_abi, python_paths
+from autograder.sandbox.isolation import bwrap_binary, bwrap_sizes_tmpfs, bwrap_works, landlock_abi, python_paths
 from autograder.sandbox.child.zygote import world_traversable
 
 
@@ -434,6 +434,19 @@ def test_a_child_makes_at_most_its_allowance_of_names_and_no_other_metadata(mode
             assert {k: seen[k] for k in denied} == dict.fromkeys(denied, "EPERM")
     finally:
         server.close()
+
+
+def test_bubblewraps_tmp_and_shm_are_tmpfs_of_the_size_asked():
+    ok, why = bwrap_works()
+    if not ok or not bwrap_sizes_tmpfs(bwrap_binary()):
+        pytest.skip(why if not ok else "this bubblewrap cannot size a tmpfs (--size)")
+    server = start("bwrap", SandboxLimits(scratch_tmpfs_bytes=8 << 20))
+    try:
+        seen = printed(run_cells(server, "import os\nfor path in ('/tmp', '/dev/shm', '.'):\n"
+                                         "    fs = os.statvfs(path)\n    print(path + '=%d' % (fs.f_blocks * fs.f_frsize))"))
+    finally:
+        server.close()
+    assert seen == {"/tmp": str(8 << 20), "/dev/shm": str(8 << 20), ".": str(8 << 20)}
 
 
 def test_without_a_listener_every_call_that_makes_a_name_is_refused(tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -61,8 +62,11 @@ def python_paths() -> list[str]:
 
 @lru_cache(maxsize=None)
 def bwrap_sizes_tmpfs(binary: str) -> bool:
-    """Whether this bubblewrap can size a tmpfs (`--size`, bubblewrap 0.6 and later)."""
+    """Whether this bubblewrap can size a tmpfs: it offers `--size` (recent releases), and is not installed setuid
+    (where it refuses the option)."""
     try:
+        if os.stat(binary).st_mode & stat.S_ISUID:
+            return False
         shown = subprocess.run([binary, "--help"], env=CLEAN_ENV, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return False
