@@ -416,22 +416,30 @@ def reserve():
     if libc.fallocate(fd, 1, ctypes.c_long(0), ctypes.c_long(1 << 24)) != 0:
         raise OSError(ctypes.get_errno(), "fallocate")
 attempt("fallocate", reserve)
+def whiteout():
+    if libc.renameat2(-100, b"f0", -100, b"moved", 4) != 0:  # AT_FDCWD, RENAME_WHITEOUT
+        raise OSError(ctypes.get_errno(), "renameat2")
+attempt("whiteout", whiteout)
+import socket
+attempt("bind", lambda: socket.socketpair()[0].bind("named-socket"))
+attempt("rename", lambda: os.rename("f0", "renamed"))
 """
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_child_makes_at_most_its_allowance_of_names_and_no_other_metadata(mode):
     """Folders, files and unnamed files count against the child's allowance, folders against their own too
-    (EDQUOT past either, a fresh allowance for the next child); links, fifos, extended attributes and preallocated
-    blocks are refused outright."""
+    (EDQUOT past either, a fresh allowance for the next child); links, fifos, whiteouts, bound sockets, extended
+    attributes and preallocated blocks are refused outright."""
     server = start(mode, SandboxLimits(scratch_entries=40, scratch_folders=6))
     try:
         assert server.hello["scratch_count"] == "counted"
         for _ in range(2):
             seen = printed(run_cells(server, MAKE_METADATA))
             assert (seen["folders"], seen["files"]) == ("6 EDQUOT", "34 EDQUOT")
-            denied = ("symlink", "hardlink", "fifo", "xattr", "lxattr", "fallocate")
+            denied = ("symlink", "hardlink", "fifo", "xattr", "lxattr", "fallocate", "whiteout", "bind")
             assert {k: seen[k] for k in denied} == dict.fromkeys(denied, "EPERM")
+            assert seen["rename"] == "ok"  # a plain rename makes no new inode
     finally:
         server.close()
 

@@ -16,8 +16,8 @@ module too, to ask which Landlock ABI the kernel offers.
   clone3 answers ENOSYS so that the C library falls back to clone, which is refused): the student's
   code is one process, which its rlimits bound. prlimit64, setpriority, sched_set*, ioprio_set and
   migrate/move_pages only on the child itself. No System V IPC, POSIX message queues, inotify or
-  fanotify. No links, device nodes, fifos, extended attributes or fallocate; every call that makes a name
-  waits for the fork server, which counts them (quota.py).
+  fanotify. No links, device nodes, fifos, whiteouts, bound socket names, extended attributes or fallocate;
+  every call that makes a name waits for the fork server, which counts them (quota.py).
 """
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ _ARCH = {
         sched_setattr=314, migrate_pages=256, move_pages=279, ioprio_set=251,
         symlink=88, symlinkat=266, link=86, linkat=265, mknod=133, mknodat=259, setxattr=188, lsetxattr=189,
         fsetxattr=190, setxattrat=463, fallocate=285, mkdir=83, mkdirat=258, creat=85, open=2, openat=257,
-        openat2=437, seccomp=317)),
+        openat2=437, seccomp=317, renameat2=316, bind=49)),
     "aarch64": (0xC00000B7, False, dict(
         socket=198, io_uring_setup=425, io_uring_enter=426, io_uring_register=427, ptrace=117,
         process_vm_readv=270, process_vm_writev=271, open_by_handle_at=265, pidfd_getfd=438,
@@ -151,7 +151,7 @@ _ARCH = {
         prlimit64=261, setpriority=140, sched_setparam=118, sched_setscheduler=119, sched_setaffinity=122,
         sched_setattr=274, migrate_pages=238, move_pages=239, ioprio_set=30,
         symlinkat=36, linkat=37, mknodat=33, setxattr=5, lsetxattr=6, fsetxattr=7, setxattrat=463, fallocate=47,
-        mkdirat=34, openat=56, openat2=437, seccomp=277)),
+        mkdirat=34, openat=56, openat2=437, seccomp=277, renameat2=276, bind=200)),
 }
 DENIED = ("socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace", "process_vm_readv",
           "process_vm_writev", "open_by_handle_at", "pidfd_getfd", "pidfd_send_signal", "kcmp", "bpf",
@@ -170,7 +170,12 @@ DENIED = ("socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "pt
           # nodes and fifos, extended attributes, and blocks reserved by fallocate with FALLOC_FL_KEEP_SIZE
           # (the file's size stays 0, so RLIMIT_FSIZE never sees them). Student code has no need of any.
           "symlink", "symlinkat", "link", "linkat", "mknod", "mknodat", "setxattr", "lsetxattr", "fsetxattr",
-          "setxattrat", "fallocate")
+          "setxattrat", "fallocate",
+          # bind() names a socket in a folder (a socketpair's socket can be bound); socket() is refused already
+          "bind")
+# Refused when a flag is set in an argument: renameat2's RENAME_WHITEOUT leaves a new inode (a whiteout device)
+# where the name was, so renaming one file back and forth would make inodes without end.
+DENIED_IF_FLAGS = {"renameat2": (4, 1 << 2)}  # name: (argument, flags)
 # Calls that make a new name (a folder, a file, an unnamed O_TMPFILE inode): each one is counted by the fork
 # server (quota.py) and refused with EDQUOT past the child's allowance, so the folders and empty files a child
 # may make are bounded in number, whatever the file system under its scratch folder.
@@ -194,7 +199,7 @@ _LD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ALLOW, _EPERM, _ENOSYS, _EDQUOT = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38, 0x00050000 | 122
 _USER_NOTIF = 0x7FC00000
 _NR, _ARCH_OFF, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (args' low halves, little endian)
-_ARGS = (_ARG0, _ARG1, 32)
+_ARGS = (_ARG0, _ARG1, 32, 40, 48)
 
 
 def seccomp_program(own_pid: int, machine: str | None = None,
@@ -226,6 +231,8 @@ def seccomp_program(own_pid: int, machine: str | None = None,
     for name in COUNTED_IF_CREATING:
         if name in nr:
             jump(_JEQ, nr[name], f"flags_{name}", 0)
+    for name in DENIED_IF_FLAGS:
+        jump(_JEQ, nr[name], f"deny_if_{name}", 0)
     for name in SIGNALS_BY_PID:
         jump(_JEQ, nr[name], "by_pid", 0)
     for name in SIGNALS_BY_TGID:
@@ -261,6 +268,10 @@ def seccomp_program(own_pid: int, machine: str | None = None,
             code.append(("label", f"flags_{name}"))
             code.append((_LD, 0, 0, _ARGS[argument]))
             jump(_JSET, CREATING_FLAGS, "count", "allow")
+    for name, (argument, flags) in DENIED_IF_FLAGS.items():
+        code.append(("label", f"deny_if_{name}"))
+        code.append((_LD, 0, 0, _ARGS[argument]))
+        jump(_JSET, flags, "deny", "allow")
     code.append(("label", "allow"))  # BPF jumps only forward: the verdicts come last
     code.append((_RET, 0, 0, _ALLOW))
     code.append(("label", "deny"))

@@ -19,6 +19,7 @@ import errno
 import fcntl
 import os
 import select
+import socket
 import struct
 
 RECV = 0xC0502100  # SECCOMP_IOCTL_NOTIF_RECV: _IOWR('!', 0, struct seccomp_notif), 80 bytes
@@ -84,3 +85,39 @@ class Quota:
         if self.listener is not None:
             os.close(self.listener)
             self.listener = None
+
+
+def receive_listener(ours: socket.socket) -> int | None:
+    """The listener a fresh child sends from lock_down; None when it has none (or died before sending)."""
+    ours.settimeout(120)
+    try:
+        data, fds, _, _ = socket.recv_fds(ours, 64, 1)
+    except OSError:
+        return None
+    finally:
+        ours.close()
+    for fd in fds[1:]:
+        os.close(fd)
+    return fds[0] if data == b"listener" and fds else None
+
+
+def try_allowance() -> str:
+    """In the self-test's child, with an allowance of one name: "counted" where the fork server counts names (the
+    first is made, the second refused), "refused" where the kernel gave no listener (none is made); raises when
+    a name past the allowance, a link or an extended attribute could be made."""
+    first = _attempt(lambda: os.mkdir("quota-1"))
+    seen = {"second name": _attempt(lambda: os.mkdir("quota-2")),
+            "symbolic link": _attempt(lambda: os.symlink("x" * 99, "link")),
+            "extended attribute": _attempt(lambda: os.setxattr(".", "user.probe", b"x"))}
+    wrong = {what: how for what, how in seen.items() if how == "ok"}
+    if wrong or first not in ("ok", "EDQUOT"):
+        raise OSError(f"a locked-down child could still make metadata: {wrong} (a first name: {first})")
+    return "counted" if first == "ok" else "refused"
+
+
+def _attempt(call) -> str:
+    try:
+        call()
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+    return "ok"

@@ -8,7 +8,6 @@ as a passed file descriptor, so the zygote never relays student data.
 from __future__ import annotations
 
 import ctypes
-import errno
 import json
 import os
 import resource
@@ -34,7 +33,7 @@ import confine
 import forbid
 import harness
 import seeded
-from quota import Quota
+from quota import Quota, receive_listener, try_allowance
 from wipe import remove_tree
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
@@ -143,45 +142,9 @@ def confinement_plan(own_namespace: bool) -> dict:
     return {"landlock": abi, "read": read, "read_search": read_search, "own_namespace": own_namespace}
 
 
-def receive_listener(ours: socket.socket) -> int | None:
-    """The listener a fresh child sends from lock_down; None when it has none (or died before sending)."""
-    ours.settimeout(120)
-    try:
-        data, fds, _, _ = socket.recv_fds(ours, 64, 1)
-    except OSError:
-        return None
-    finally:
-        ours.close()
-    for fd in fds[1:]:
-        os.close(fd)
-    return fds[0] if data == b"listener" and fds else None
-
-
-def try_scratch() -> str:
-    """In the self-test's child, with an allowance of one name: "counted" where the fork server counts names (the
-    first is made, the second refused), "refused" where the kernel gave no listener (none is made); raises when
-    a name past the allowance, a link or an extended attribute could be made."""
-    first = _attempt(lambda: os.mkdir("quota-1"))
-    seen = {"second name": _attempt(lambda: os.mkdir("quota-2")),
-            "symbolic link": _attempt(lambda: os.symlink("x" * 99, "link")),
-            "extended attribute": _attempt(lambda: os.setxattr(".", "user.probe", b"x"))}
-    wrong = {what: how for what, how in seen.items() if how == "ok"}
-    if wrong or first not in ("ok", "EDQUOT"):
-        raise OSError(f"a locked-down child could still make metadata: {wrong} (a first name: {first})")
-    return "counted" if first == "ok" else "refused"
-
-
-def _attempt(call) -> str:
-    try:
-        call()
-    except OSError as exc:
-        return errno.errorcode.get(exc.errno, str(exc.errno))
-    return "ok"
-
-
 def self_test(limits: dict, plan: dict, base: str) -> tuple[str, str]:
     """Lock down a throw-away child exactly as a student's: ('' when it worked, else why not; how names are bounded,
-    "counted" or "refused": try_scratch)."""
+    "counted" or "refused": quota.try_allowance)."""
     read_end, write_end = os.pipe()
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
@@ -191,7 +154,7 @@ def self_test(limits: dict, plan: dict, base: str) -> tuple[str, str]:
         try:
             lock_down(limits, child_uid(os.getpid(), plan["own_namespace"]), os.getppid(),
                       f"{base}/{os.getpid()}", plan, theirs)
-            names = try_scratch()
+            names = try_allowance()
             for path in (os.__file__, torch.__file__):  # the Python installation stays readable
                 try:
                     with open(path, "rb") as handle:
