@@ -17,12 +17,13 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..submissions import result_stem, visible
+from ..submissions import result_stem, visible, walled
 from . import ClassImport, Identity
 from .folders import read_student
 
-NAME = re.compile(r"^(?P<name>[^\W_]+)(?P<late>_late)?_(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
-RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]+(\.txt)?)?$")
+# ids are bounded (Python will not read an integer of thousands of digits): a longer one is no Canvas name
+NAME = re.compile(r"^(?P<name>[^\W_]+)(?P<late>_late)?_(?P<user>\d{1,18})_(?P<attachment>\d{1,18})_(?P<file>.+)$")
+RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d{1,9})(?P<ext>\.[^.]+(\.txt)?)?$")
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Upload:
 
 def parse(path: Path) -> Upload | None:
     match = NAME.match(path.name)
-    if not match:
+    if not match or match["file"] in (".", ".."):
         return None
     file, version = match["file"], 0
     again = RESUBMITTED.match(file)
@@ -90,9 +91,12 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
         resubmitted += len(latest) < len(mine)
         late += any(u.late for u in latest.values())
         target = stage / "canvas" / result_stem(student_id)
-        for file, upload in latest.items():
-            _place(upload.path, target / file)
-        submissions.append(read_student(student_id, target, stage, assignments, stubs))
+
+        def read(target=target, latest=latest, student_id=student_id):
+            for file, upload in latest.items():
+                _place(upload.path, target / file)
+            return read_student(student_id, target, stage, assignments, stubs)
+        submissions.append(walled(student_id, assignments, read))
         identities[student_id] = Identity(lms_user_id=user)  # <name> is the student id already
     students = len(submissions)
     summary = (f"Canvas download: {len(uploads)} files from {students} students; latest resubmission kept for "
