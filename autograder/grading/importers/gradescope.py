@@ -12,6 +12,7 @@ costs the names only: every submission folder is then graded under its own name.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -39,26 +40,63 @@ def plain(value, depth: int = 0, done: dict | None = None):
     return done[id(value)]
 
 
-def read_metadata(path: Path) -> dict[str, list[Identity]]:
-    """folder name -> its submitters. Raises ValueError with the reason when the file cannot be read."""
+def read_metadata(path: Path) -> dict[str, list[Identity] | str]:
+    """folder name -> its submitters, or why its entry could not be read (then only that entry is lost: the
+    file is read entry by entry). Raises ValueError with the reason when the file cannot be read at all."""
     try:
-        data = plain(yaml.load(path.read_text(encoding="utf-8"), Loader=BoundedYamlText) or {})
-    except TooComplex as exc:
-        raise ValueError(f"{METADATA} could not be read (it holds {exc})") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{METADATA} could not be read ({exc.__class__.__name__})") from None
+    try:
+        data = _load(text)
+    except ValueError:
+        return _entry_by_entry(text)
     if not isinstance(data, dict):
         raise ValueError(f"{METADATA} is not a mapping from submission folders to submitters")
-    found = {}
-    for folder, entry in data.items():
-        submitters = entry.get("submitters") if isinstance(entry, dict) else None
-        people = []
-        for person in submitters if isinstance(submitters, list) else []:
-            if isinstance(person, dict):
-                people.append(Identity(name=plain_name(person.get("name")), email=plain_name(person.get("email")),
-                                       sid=plain_name(person.get("sid"))))
-        found[plain_name(folder)] = people
+    return {plain_name(folder): _submitters(entry) for folder, entry in data.items()}
+
+
+_TOP_KEY = re.compile(r"^(?P<key>[^\s#-].*?):[ \t]*$")  # `submission_123:` at the start of a line
+
+
+def _load(text: str):
+    """The metadata as plain data; ValueError (saying why, for the instructor) when it is beyond the bounds or
+    not YAML."""
+    try:
+        return plain(yaml.load(text, Loader=BoundedYamlText) or {})
+    except TooComplex as exc:
+        raise ValueError(f"it holds {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"not valid YAML: {getattr(exc, 'problem', None) or exc.__class__.__name__}") from None
+
+
+def _entry_by_entry(text: str) -> dict[str, list[Identity] | str]:
+    pieces: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        match = _TOP_KEY.match(line)
+        if match:
+            pieces.append((plain_name(match["key"].strip("'\"")), [line]))
+        elif pieces:
+            pieces[-1][1].append(line)
+    if not pieces:
+        raise ValueError(f"{METADATA} could not be read (no `submission_<id>:` entries found)")
+    found: dict[str, list[Identity] | str] = {}
+    for key, lines in pieces:
+        try:
+            data = _load("\n".join(lines))
+        except ValueError as exc:
+            found[key] = str(exc)
+            continue
+        for folder, entry in (data.items() if isinstance(data, dict) else ()):
+            found[plain_name(folder)] = _submitters(entry)
     return found
+
+
+def _submitters(entry) -> list[Identity]:
+    submitters = entry.get("submitters") if isinstance(entry, dict) else None
+    return [Identity(name=plain_name(person.get("name")), email=plain_name(person.get("email")),
+                     sid=plain_name(person.get("sid")))
+            for person in (submitters if isinstance(submitters, list) else []) if isinstance(person, dict)]
 
 
 def export_root(folder: Path) -> Path | None:
@@ -82,6 +120,10 @@ def import_gradescope(folder: Path, stage: Path, assignments: list[str],
     except ValueError as exc:  # the names are lost, not the class: each folder is graded under its own name
         metadata = {}
         skipped.append(f"{exc}: every submission is graded under its folder name, with no name or e-mail")
+    for folder_name, why in sorted((k, v) for k, v in metadata.items() if isinstance(v, str)):
+        skipped.append(f"{METADATA}: the entry for {folder_name!r} could not be read ({why}): graded under its "
+                       "folder name, with no name or e-mail")
+        metadata[folder_name] = []
     names: dict[str, set[str]] = {}  # name -> the different people (SID or e-mail) who carry it
     for people in metadata.values():
         for person in people:
