@@ -21,9 +21,15 @@ from ..submissions import result_stem, visible, walled
 from . import ClassImport, Identity
 from .folders import read_student
 
-# ids are bounded (Python will not read an integer of thousands of digits): a longer one is no Canvas name
-NAME = re.compile(r"^(?P<name>[^\W_]+)(?P<late>_late)?_(?P<user>\d{1,18})_(?P<attachment>\d{1,18})_(?P<file>.+)$")
-RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d{1,9})(?P<ext>\.[^.]+(\.txt)?)?$")
+NAME = re.compile(r"^(?P<name>[^\W_]+)(?P<late>_late)?_(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
+RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]+(\.txt)?)?$")
+
+
+def number(digits: str) -> tuple[int, str]:
+    """A run of digits as a sort key in numeric order, never as an int: Python will not read one of thousands
+    of digits, and a file name may hold one."""
+    digits = digits.lstrip("0")
+    return len(digits), digits
 
 
 @dataclass(frozen=True)
@@ -31,21 +37,21 @@ class Upload:
     path: Path
     name: str
     user: str
-    attachment: int
+    attachment: tuple[int, str]  # number(): in numeric order
     late: bool
     file: str          # the name the student gave it, Canvas's `-N` removed
-    version: int       # Canvas's `-N` (0 for the first upload)
+    version: tuple[int, str]     # Canvas's `-N` as number() (0 for the first upload)
 
 
 def parse(path: Path) -> Upload | None:
     match = NAME.match(path.name)
     if not match or match["file"] in (".", ".."):
         return None
-    file, version = match["file"], 0
+    file, version = match["file"], number("0")
     again = RESUBMITTED.match(file)
     if again:
-        file, version = again["stem"] + (again["ext"] or ""), int(again["n"])
-    return Upload(path, match["name"], match["user"], int(match["attachment"]), bool(match["late"]), file, version)
+        file, version = again["stem"] + (again["ext"] or ""), number(again["n"])
+    return Upload(path, match["name"], match["user"], number(match["attachment"]), bool(match["late"]), file, version)
 
 
 def looks_like(folder: Path) -> bool:
