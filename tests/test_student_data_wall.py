@@ -553,3 +553,11 @@ def test_the_issues_notebooks_are_graded_end_to_end(folder_class):
     assert "held 2 broken character(s)" in feedback
     summary = (root / "out" / "summary.txt").read_text(encoding="utf-8")
     assert "m-deep: not graded: attention_scores.ipynb holds lists or objects nested more than 32 levels" in summary
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10**30), st.integers(0, 10**30), st.integers(0, 3), st.integers(0, 3))
+def test_canvas_ids_order_as_numbers_without_being_read_as_one(a, b, zeros_a, zeros_b):
+    from autograder.grading.importers.canvas import number
+
+    assert (number("0" * zeros_a + str(a)) < number("0" * zeros_b + str(b))) == (a < b)
