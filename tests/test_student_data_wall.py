@@ -517,8 +517,9 @@ def test_any_notebook_is_read_into_that_students_note_or_code(imported_classmate
     files = {s.student_id: s.files for s in found.submissions}
     assert {sid: files[sid] for sid in alone} == alone
     source = files["mallory"][AS]
-    event(f"not read: {source.problem[:60]}" if source.problem else "read, broken characters mended" if any("broken character" in n
-                                                                                     for n in source.notes) else "read")
+    mended = any("broken character" in note for note in source.notes)
+    event(f"not read: {source.problem[:60]}" if source.problem else "read, broken characters mended" if mended
+          else "read")
     if source.problem is None:
         sandbox_can_take(source)
     else:
