@@ -556,7 +556,7 @@ def test_the_issues_notebooks_are_graded_end_to_end(folder_class):
     assert "m-deep: not graded: attention_scores.ipynb holds lists or objects nested more than 32 levels" in summary
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.integers(0, 10**30), st.integers(0, 10**30), st.integers(0, 3), st.integers(0, 3))
 def test_canvas_ids_order_as_numbers_without_being_read_as_one(a, b, zeros_a, zeros_b):
     from autograder.grading.importers.canvas import number
