@@ -43,10 +43,8 @@ def _is_blank(value: Any) -> bool:
 
 def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> Outcome:
     choice = read_choice(given, {o.id: o.text for o in q.options}, {o.id: o.also for o in q.options if o.also})
-    if choice.unclear:
+    if choice.unclear:  # 0 only for an answer that reads as one wrong option
         return judged_by_person(q, given, context, choice.unclear)
-    if choice.unreadable:
-        return Outcome(0.0, choice.unreadable)
     why = choice_doubt(q, choice.value, choice.reason, choice.restated) if choice.reason else ""
     if why:
         right = choice.value == q.answer
@@ -66,8 +64,6 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
             q.points if verdict.value == q.answer else 0.0,
             f"the verdict is {'right' if verdict.value == q.answer else 'wrong'}; read the reason", None)
         return judged_by_person(q, given, context, verdict.unclear, suggested)
-    if verdict.unreadable:
-        return Outcome(0.0, verdict.unreadable)
     why = verdict_doubt(q, verdict.value, verdict.reason) if verdict.reason else ""
     if why:
         right = verdict.value == q.answer
@@ -157,8 +153,8 @@ def _slip_suggestion(q: Question, given: Any) -> Suggestion | None:
 
 
 def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Outcome:
-    if isinstance(given, bool) or not isinstance(given, (str, int, float)):
-        return Outcome(0.0, "Answer with text.")
+    if isinstance(given, bool) or not isinstance(given, (str, int, float)):  # a YAML yes/no: not read as text
+        return judged_by_person(q, given, context, f"The grader could not read {given!r} as this question's answer")
     grader = {"maths": _grade_maths, "code": _grade_code, "text": _grade_text}[q.grading]
     return unless_hedged(grader, q, given, context)
 

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from autograder.quiz import grade_question
-from autograder.quiz.choices import VERDICT_WORDS
+from autograder.quiz.choices import DEFAULT_LANGUAGES, VERDICT_WORDS
 
 HEDGES_BEFORE = ("", "I think ", "probably ", "i guess ", "je pense que ", "creo que ", "ich glaube ")
 HEDGES_AFTER = ("", ".", "!", "?", " I think", ", not sure", "? I think so")
@@ -29,8 +29,8 @@ def _questions(quizzes, kind):
     return [q for quiz in quizzes.values() for q in quiz.questions if q.type == kind]
 
 
-def _words(value: bool) -> list[str]:
-    return [w for language in VERDICT_WORDS.values() for w in language[value] if len(w) > 1]
+def _words(value: bool) -> list[str]:  # the shipped quizzes' languages (the default ones)
+    return [w for language in DEFAULT_LANGUAGES for w in VERDICT_WORDS[language][value] if len(w) > 1]
 
 
 def _negated(value: bool) -> list[str]:
@@ -155,8 +155,9 @@ def _choice_grid(q):
     full += [texts[right], texts[right].upper(), f"the {texts[right]}" if texts[right][0].isalpha() else texts[right], f"{texts[right]}."]
     full.append(("the first one", "the second one", "the third one", "the fourth one")[list(texts).index(right)])
     zero = [f.format(l=w, L=w.upper()) for w in wrong for f in LETTER_FORMS]
-    zero += [texts[w] for w in wrong] + [f"{right} or {w}" for w in wrong] + [f"{w}, {right}" for w in wrong]
-    never = [f"({w}) {texts[right]}" for w in wrong] + [f"({right}) {texts[w]}" for w in wrong]
+    zero += [texts[w] for w in wrong]
+    never = [f"{right} or {w}" for w in wrong] + [f"{w}, {right}" for w in wrong]  # two options: a person reads
+    never += [f"({w}) {texts[right]}" for w in wrong] + [f"({right}) {texts[w]}" for w in wrong]
     never += [f"{w}) {texts[w]}, {texts[right]}" for w in wrong]
     never += [f"({right}) {texts[right]}, but {texts[w]}" for w in wrong]
     never += [f"({right}) not {texts[right]}" , f"{right}) {texts[right]} or maybe {wrong[0]}"]
@@ -218,7 +219,7 @@ def test_reading_a_verdict_or_an_option_never_fails(text):
     verdict = read_verdict(text, words)
     choice = read_choice(text, {"a": "the encoder", "b": "the decoder", "c": "O(n²)"})
     for reading in (verdict, choice):
-        assert reading.value is not None or reading.unclear or reading.unreadable
+        assert reading.value is not None or reading.unclear
         doubt(reading.reason, ["the encoder"], ["the decoder"])
 
 
@@ -292,5 +293,5 @@ def test_a_shape_in_symbols_after_a_letter_is_its_reason_not_a_second_letter(rea
     """"option a - B, T_q, T_k, d_k": the list of names is the shape option a writes in symbols (heldout4)."""
     q = next(q for q in _questions(real_quizzes, "multiple_choice") if q.id == "sc-12")
     assert grade_question(q, "option a - B, T_q, T_k, d_k").score == q.points
-    assert grade_question(q, "a, b").score == 0 and not grade_question(q, "a, b").pending  # two letters: two options
+    assert grade_question(q, "a, b").score == 0 and grade_question(q, "a, b").pending  # two letters: two options
     assert grade_question(q, "b - B, T_q, T_k, d_k").score < q.points  # the letter of another option
