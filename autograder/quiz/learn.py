@@ -71,8 +71,9 @@ def decided(document: Any) -> Iterator[tuple[str, str, float, str, str]]:
 
 # --- what a decided wording teaches -------------------------------------------------------------------
 
-def propose(q: Question, answer: str, score: float, feedback: str) -> tuple[str, str, Any] | str:
-    """(kind, target, item) for one decided wording, or why it teaches nothing."""
+def propose(q: Question, answer: str, score: float, feedback: str) -> tuple[str, str, Any] | list | str:
+    """(kind, target, item) for one decided wording (a list of them: phrases for several terms, added
+    together), or why it teaches nothing."""
     full = score >= q.points
     if q.type == "true_false":
         return "a verdict is read by its words, not learned from one answer"
@@ -124,14 +125,13 @@ def _free_text(q: Question, answer: str, score: float, feedback: str) -> tuple[s
         if mapping is not None:
             fits[terms] = mapping
     mappings = list(fits.values())
-    if len(mappings) == 1 and len(mappings[0]) == 1:
-        ((phrase, term),) = mappings[0].items()
-        return "term", term, phrase
+    if len(mappings) == 1:  # each run of its other words stands where one term of one answer stands
+        return [("term", term, phrase) for phrase, term in mappings[0].items()]
     if score < q.points:  # this wording, at its points
         return "misconception", "", {"answer": answer.strip(), "points": score, "says": feedback or DEFAULT_SAYS}
     if not mappings:
         return f"its other words ({' '.join(words)}) stand where no single term of an accepted answer stands"
-    return "its other words stand for several terms, or fit more than one accepted answer"
+    return "its other words fit more than one accepted answer"
 
 
 def _runs(canonical: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -238,11 +238,13 @@ def edit(text: str, c: Candidate) -> str:
 
 # --- candidates, checked ------------------------------------------------------------------------------
 
-def _quiz_of(text: str, path: Path) -> Quiz | str:
+def _quiz_of(text: str, path: Path, formulas: bool = True) -> Quiz | str:
+    """The quiz the text makes, checked by the schema and the loader, or why it is refused. `formulas=False`
+    leaves out comparing formula misconceptions (sympy), for an addition that adds none."""
     from .loader import quiz_from_data
 
     try:
-        return quiz_from_data(yaml.safe_load(text), path)
+        return quiz_from_data(yaml.safe_load(text), path, formulas=formulas)
     except QuizFormatError as exc:
         return "; ".join(what for _, what in exc.problems[:3])
     except yaml.YAMLError as exc:  # an edit the YAML does not take: a bug of the edit, said as such
@@ -289,23 +291,28 @@ def learn(document: Any, sources: dict[str, Path]) -> tuple[list[Candidate], dic
         if isinstance(proposal, str):
             out.append(Candidate(quiz_id, question_id, answer, score, "none", "", None, proposal))
             continue
-        kind, target, item = proposal
-        candidate = Candidate(quiz_id, question_id, answer, score, kind, target, item)
-        if any(c.kind == kind and c.target == target and c.item == item and c.question_id == question_id
-               and not c.refused for c in out):
+        together = [Candidate(quiz_id, question_id, answer, score, kind, target, item)
+                    for kind, target, item in (proposal if isinstance(proposal, list) else [proposal])]
+        if all(any((c.kind, c.target, c.item, c.question_id) == (n.kind, n.target, n.item, question_id)
+                   and not c.refused for c in out) for n in together):
             continue  # another wording of the group taught the same
+        new_text = texts[quiz_id]
         try:
-            new_text = edit(texts[quiz_id], candidate)
+            for candidate in together:
+                new_text = edit(new_text, candidate)
         except (StopIteration, ValueError):
-            out.append(_refused(candidate, "the quiz file's layout around this question is not one the edit knows"))
+            out += [_refused(c, "the quiz file's layout around this question is not one the edit knows") for c in together]
             continue
-        new_quiz = _quiz_of(new_text, sources[quiz_id])
-        why = new_quiz if isinstance(new_quiz, str) else _contradicted(new_quiz, decisions[quiz_id])
+        new_quiz = _quiz_of(new_text, sources[quiz_id], formulas=q.grading == "maths" and any(
+            c.kind == "misconception" for c in together))
+        # only this question changed: its decided answers are the ones it could score otherwise
+        why = new_quiz if isinstance(new_quiz, str) else _contradicted(
+            new_quiz, [d for d in decisions[quiz_id] if d[0] == question_id])
         if why:
-            out.append(_refused(candidate, why))
+            out += [_refused(c, why) for c in together]
             continue
         texts[quiz_id], quizzes[quiz_id] = new_text, new_quiz
-        out.append(candidate)
+        out += together
     changed = {quiz_id: text for quiz_id, text in texts.items()
                if text != sources[quiz_id].read_text(encoding="utf-8")}
     return out, changed
