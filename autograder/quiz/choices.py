@@ -2,9 +2,10 @@
 
 A multiple-choice answer may be the option's letter ("b", "(b)", "B.", "b,", "option b"), the letter with its
 text ("b) the decoder", "c) O(n²)"), the text alone (articles aside: "a weighted sum of the values"), or its
-place ("the second one"). Anything that is not exactly one option is read by a person, never scored 0 by the
-kit: a letter whose text belongs to another option, an answer that names no option (a paraphrase) or several,
-a sign beside it the reader does not know ("b ✗" may mean "not b"). A true/false answer may be written in any
+place ("the second one"). An answer that names several options ("a or c") is one the kit scores 0 (one option
+is asked for); anything else that is not exactly one option is read by a person, never scored 0 by the kit: a
+letter whose text belongs to another option, an answer that names no option (a paraphrase), a sign beside it
+the reader does not know ("b ✗" may mean "not b"). A true/false answer may be written in any
 of the quiz's languages ("vrai", "verdadero", "falsch", "vero", "verdadeiro"), as a mark or a digit ("✓", "✗",
 "1", "0"), with one typo in a long word ("verdadeiro"), hedged ("probably false?", "true I think"), negated
 ("not true", "it's not the case", "no es verdad", "nicht wahr", "non è vero") or followed by a reason
@@ -125,6 +126,7 @@ class Reading:
     words written after the choice, for grading to weigh (empty when there are none)."""
     value: object = None
     unclear: str = ""      # set: a person decides (not one clear choice: none, several, or a sign not read)
+    several: tuple = ()    # the options an answer names when it names several and nothing else ("a or c")
     reason: str = ""
     restated: bool = False  # the answer writes the chosen option's whole text, not the letter alone
 
@@ -350,7 +352,7 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
             return reading
     named = [c.casefold() for c in re.findall(r"\b[a-z]\b", text, re.I) if c.casefold() not in ("y", "o")]
     if _SEVERAL.match(text) and len(named) >= 2 and all(c in options for c in named):
-        return Reading(unclear=f"{given.strip()!r} names more than one option")
+        return Reading(unclear=f"{given.strip()!r} names more than one option", several=tuple(dict.fromkeys(named)))
     last = _LETTER_LAST.match(text) or _LETTER_AFTER.match(text)
     if last and last.group("letter").casefold() in options and not _LETTER.match(text):
         moved = f"{last.group('letter')}) {last.group('text')}"
@@ -414,7 +416,9 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with the text of option ({named})")
     if _LETTER.match(match.group(2)) and _LETTER.match(match.group(2)).group(1).casefold() in options \
             and not _NAMES.match(match.group(2).strip()):
-        return Reading(unclear=f"{given.strip()!r} names more than one option")
+        second = _LETTER.match(match.group(2))
+        several = (letter, second.group(1).casefold()) if not second.group(2).strip() else ()
+        return Reading(unclear=f"{given.strip()!r} names more than one option", several=several)
     if re.search(r"(?:^|[\s,;(])[(\[]?([a-z])[)\]](?:\s|$)", match.group(2), re.I) and any(
             m.casefold() in options and m.casefold() != letter
             for m in re.findall(r"(?:^|[\s,;(])[(\[]?([a-z])[)\]](?:\s|$)", match.group(2), re.I)):

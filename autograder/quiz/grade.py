@@ -43,7 +43,10 @@ def _is_blank(value: Any) -> bool:
 
 def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> Outcome:
     choice = read_choice(given, {o.id: o.text for o in q.options}, {o.id: o.also for o in q.options if o.also})
-    if choice.unclear:  # 0 only for an answer that reads as one wrong option
+    if choice.several:  # "a or c", "b and c": one option is asked for; every labelled teacher gives it 0
+        return Outcome(0.0, f"Incorrect: you named {' and '.join(f'({o})' for o in choice.several)}; "
+                            "answer with one option.")
+    if choice.unclear:  # 0 only for an answer that reads as one wrong option, or as several
         return judged_by_person(q, given, context, choice.unclear)
     why = choice_doubt(q, choice.value, choice.reason, choice.restated) if choice.reason else ""
     if why and q.reasons == "choice":  # the option alone decides; the teacher sees the reason

@@ -29,7 +29,7 @@ def test_perfect_answers_score_full_marks(mini):
     ("b", 1), ("B", 1), ("(b)", 1), ("b)", 1), (" b. ", 1), ("beta", 1), ("Beta", 1), ("B.", 1), ("[b]", 1),
     ("b) beta", 1), ("(b) Beta", 1), ("B. beta", 1), ("b - beta", 1), ("option b", 1), ("Answer: b", 1),
     ("b) beta, because beta", 1),
-    ("a", 0), ("alpha", 0), ("a) alpha", 0),
+    ("a", 0), ("alpha", 0), ("a) alpha", 0), ("b and c", 0), ("b) c)", 0), ("a, b", 0), ("b or a", 0),
 ])
 def test_multiple_choice(mini, given, score):
     result = grade_question(mini.question("q-mc"), given)
@@ -50,11 +50,11 @@ def test_an_option_named_by_its_place_is_that_option(mini, given):
     assert not result.pending and result.score == 1
 
 
-@pytest.mark.parametrize("given", ["z", "the fifth one", "beta-ish", "b and c", "b) c)", "a, b", 2, True, "b ✓"])
+@pytest.mark.parametrize("given", ["z", "the fifth one", "beta-ish", 2, True, "b ✓"])
 def test_an_answer_that_names_no_option_goes_to_review(mini, given):
     result = grade_question(mini.question("q-mc"), given)
     assert result.pending and result.score == 0 and (
-        "could not read" in result.feedback or "more than one" in result.feedback or "sign" in result.feedback)
+        "could not read" in result.feedback or "sign" in result.feedback)
 
 
 @pytest.mark.parametrize("question_id, given", [

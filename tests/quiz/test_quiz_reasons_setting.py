@@ -21,7 +21,7 @@ CONTRADICTING = [
     ("q-mc", "b) beta, because it is second", True), ("q-mc", "(b) beta, but alpha", True),
     ("q-mc", "a) alpha, but beta", False),
 ]
-NOT_ONE_CHOICE = [("q-tf", "true: it's false"), ("q-tf", "false, but really it is true"), ("q-tf", "true ✗"), ("q-mc", "a and b"), ("q-mc", "b ✗"),
+NOT_ONE_CHOICE = [("q-tf", "true: it's false"), ("q-tf", "false, but really it is true"), ("q-tf", "true ✗"), ("q-mc", "a b"), ("q-mc", "b ✗"),
                   ("q-mc", "a) beta")]
 
 

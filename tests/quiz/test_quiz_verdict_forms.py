@@ -155,9 +155,8 @@ def _choice_grid(q):
     full += [texts[right], texts[right].upper(), f"the {texts[right]}" if texts[right][0].isalpha() else texts[right], f"{texts[right]}."]
     full.append(("the first one", "the second one", "the third one", "the fourth one")[list(texts).index(right)])
     zero = [f.format(l=w, L=w.upper()) for w in wrong for f in LETTER_FORMS]
-    zero += [texts[w] for w in wrong]
-    never = [f"{right} or {w}" for w in wrong] + [f"{w}, {right}" for w in wrong]  # two options: a person reads
-    never += [f"({w}) {texts[right]}" for w in wrong] + [f"({right}) {texts[w]}" for w in wrong]
+    zero += [texts[w] for w in wrong] + [f"{right} or {w}" for w in wrong] + [f"{w}, {right}" for w in wrong]
+    never = [f"({w}) {texts[right]}" for w in wrong] + [f"({right}) {texts[w]}" for w in wrong]
     never += [f"{w}) {texts[w]}, {texts[right]}" for w in wrong]
     never += [f"({right}) {texts[right]}, but {texts[w]}" for w in wrong]
     never += [f"({right}) not {texts[right]}" , f"{right}) {texts[right]} or maybe {wrong[0]}"]
@@ -293,5 +292,5 @@ def test_a_shape_in_symbols_after_a_letter_is_its_reason_not_a_second_letter(rea
     """"option a - B, T_q, T_k, d_k": the list of names is the shape option a writes in symbols (heldout4)."""
     q = next(q for q in _questions(real_quizzes, "multiple_choice") if q.id == "sc-12")
     assert grade_question(q, "option a - B, T_q, T_k, d_k").score == q.points
-    assert grade_question(q, "a, b").score == 0 and grade_question(q, "a, b").pending  # two letters: two options
+    assert grade_question(q, "a, b").score == 0 and not grade_question(q, "a, b").pending  # two letters: two options
     assert grade_question(q, "b - B, T_q, T_k, d_k").score < q.points  # the letter of another option

@@ -91,13 +91,16 @@ def test_the_right_choice_beside_unseen_material_never_scores_zero(choice_questi
 @SETTINGS
 @given(data=st.data(), joint=st.sampled_from((" ", " and ", ", ", " / ", " ")), right_first=st.booleans())
 def test_a_right_and_a_wrong_choice_together_go_to_a_person(choice_questions, data, joint, right_first):
-    """"true ✗", "✓ false", "a and b", "1 falso": said both ways, neither 0 nor full credit by the kit."""
+    """"true ✗", "✓ false", "1 falso", "(b) a": said both ways, neither 0 nor full credit by the kit. Letters
+    of two options ("a and b", "b / c") are the one exception: an answer naming several options scores 0, as
+    every labelled set's teacher scores it."""
     q = data.draw(st.sampled_from(choice_questions))
     right, wrong = data.draw(st.sampled_from(_right_forms(q)[:2] + _right_forms(q)[-3:])), data.draw(
         st.sampled_from(_wrong_forms(q)))
     answer = f"{right}{joint}{wrong}" if right_first else f"{wrong}{joint}{right}"
     item = grade_question(q, answer)
-    assert item.pending, (q.id, answer, item.score, item.feedback)
+    several = item.score == 0 and item.feedback.startswith("Incorrect: you named (")
+    assert item.pending or (several and q.type == "multiple_choice"), (q.id, answer, item.score, item.feedback)
 
 
 @pytest.mark.parametrize("answer, value", [("✓", True), ("✔", True), ("✅", True), ("1", True), (1, True),
