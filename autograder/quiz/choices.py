@@ -160,7 +160,7 @@ def read_verdict(given: object, words: dict[str, bool], statement: str = "") -> 
     if not [t for t in _VTOKEN.findall(text) if t in words or _one_typo(t, words)] and not _NOT_THE_CASE.match(
             " ".join(_WORD.findall(text))):
         return Reading(unclear=f"The grader could not read {given.strip()!r} as true or false")
-    number = re.match(r"[-+]?(?:\d+[.,]?\d*|[.,]\d+)(?:e[-+]?\d+)?", text)
+    number = re.match(r"[-+]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:e[-+]?\d+)?", text)
     if number and number.group() not in ("0", "1"):  # "1.5", "0,5", "1e-3": a number, not a verdict
         return Reading(unclear=f"{given.strip()!r} is a number, not true or false")
     split = _REASON_START.search(text)
@@ -320,7 +320,7 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         # unless the letter is the first word of that option's own text ("a weighted sum of the values")
         own = _plain(rest).split()[:1] != [letter] and any(
             _plain(w).split()[:1] == [letter] for x in named for w in (options[x], *(also or {}).get(x, ())))
-        if named and named != {letter} and not own:
+        if named and named != {letter} and (not own or (_plain(rest).split() or [""])[0] in _ARTICLES):
             return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with the text of option "
                                    f"({', '.join(sorted(named))})")
     tail = re.match(r"^(.*?[^\s,;:/\-–—])[\s,;:/\-–—]*\s[(\[]?([a-z])[)\]]?\.?$", text, re.S | re.I)
