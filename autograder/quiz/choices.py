@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from .meaning import slip
-from .languages import (DEFAULT_LANGUAGES, DIGITS, LANGUAGES, MARKS, VERDICT_TOKEN as _VTOKEN,  # noqa: F401
+from .languages import (DEFAULT_LANGUAGES, LANGUAGES, MARKS, VERDICT_TOKEN as _VTOKEN,  # noqa: F401
                         VERDICT_WORDS, plain as _plain, unread_sign, verdict_words)
 from .normalize import normalize_answer
 

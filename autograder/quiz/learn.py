@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-import yaml
 
 from .model import Question, Quiz, QuizFormatError
 from .outcome import review_text
@@ -241,14 +240,12 @@ def edit(text: str, c: Candidate) -> str:
 def _quiz_of(text: str, path: Path, formulas: bool = True) -> Quiz | str:
     """The quiz the text makes, checked by the schema and the loader, or why it is refused. `formulas=False`
     leaves out comparing formula misconceptions (sympy), for an addition that adds none."""
-    from .loader import quiz_from_data
+    from .loader import quiz_from_data, read_yaml
 
-    try:
-        return quiz_from_data(yaml.safe_load(text), path, formulas=formulas)
+    try:  # read as the kit reads a quiz (libyaml, duplicate keys refused)
+        return quiz_from_data(read_yaml(path, text), path, formulas=formulas)
     except QuizFormatError as exc:
         return "; ".join(what for _, what in exc.problems[:3])
-    except yaml.YAMLError as exc:  # an edit the YAML does not take: a bug of the edit, said as such
-        return f"the edited file is not YAML ({exc.__class__.__name__})"
 
 
 def _contradicted(quiz: Quiz, decisions: list[tuple[str, float, str]]) -> str:

@@ -43,6 +43,8 @@ def _labelled_review(real_quizzes, name: str) -> dict:
     groups: dict = {}
     for qid, rows in yaml.safe_load((HERE / name).read_text(encoding="utf-8")).items():
         q = real_quizzes[owner[qid]].question(qid)
+        if q.grading == "code":
+            continue  # run in the sandbox; learn adds exact code wordings only, checked by their text
         for row in rows:
             if isinstance(row["answer"], str) and grade_question(q, row["answer"]).pending:
                 groups.setdefault((owner[qid], qid), []).append((float(row["score"]), [row["answer"]]))
@@ -95,7 +97,7 @@ def test_words_that_turn_a_meaning_and_verdicts_are_never_learned(tmp_path):
     assert any("may turn the meaning" in c.refused for c in candidates)
 
 
-@pytest.mark.parametrize("name", ["labelled_answers.yaml", "heldout6_answers.yaml"])  # bench/learn_bench.py: all
+@pytest.mark.parametrize("name", ["heldout6_answers.yaml"])  # every set: make bench-learn
 def test_every_labelled_sets_review_teaches_a_quiz_that_loads_and_keeps_every_decision(tmp_path, real_quizzes, name):
     sources = _copy(tmp_path)
     review = _labelled_review(real_quizzes, name)
