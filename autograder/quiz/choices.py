@@ -17,6 +17,7 @@ to a person.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Iterable
 
@@ -152,7 +153,9 @@ def read_verdict(given: object, words: dict[str, bool], statement: str = "") -> 
     sign = unread_sign(given, (statement,))
     if sign:
         return Reading(unclear=f"{given.strip()!r} has a sign the grader does not read ({sign})")
-    text = re.sub(r"n['’]t\b", " not", _plain(" ".join(given.split())))
+    # a superscript, circled or fraction number ("¹", "①") would fold into a digit: kept as a sign nothing reads
+    kept = "".join("¤" if unicodedata.category(c) == "No" and c not in statement else c for c in given)
+    text = re.sub(r"n['’]t\b", " not", _plain(" ".join(kept.split())))
     text = _HEDGE_TAIL.sub("", _HEDGE_HEAD.sub("", text), count=1).strip()
     denial = _denial(text, statement, words)
     if denial is not None:
