@@ -13,6 +13,7 @@ import torch
 
 from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
+from . import integrity
 from .diagnose import explain_exception, record_call
 from .faults import NotAttempted, StudentFault  # noqa: F401 - graders import them from here
 from .memo import memoized
@@ -96,11 +97,17 @@ class StudentFile:
     def run(self, target: str, *args, kwargs: dict | None = None, init: tuple | None = None,
             params: dict | None = None, method: str | None = None, grad_args: tuple = (),
             backward: dict | None = None, check_inputs: bool = False, more: list | None = None,
-            train: bool = False, layouts: dict | None = None, no_grad: bool = False) -> Reply:
+            train: bool = False, layouts: dict | None = None, no_grad: bool = False,
+            inputs_may_change: bool = False) -> Reply:
         """Call `target` (a function, or a class built with `init` and probed in eval() mode unless
         `train`) on args, then again on each (args, kwargs) pair of `more`, in the same process and on
         the same instance, under torch.no_grad() if `no_grad`. `layouts` {"call number": {"argument index": layout}} hands an argument to the
-        student in another memory layout (sandbox/child/inputs.py: laid_out), call 0 being the first."""
+        student in another memory layout (sandbox/child/inputs.py: laid_out), call 0 being the first.
+
+        Whether any call changed a tensor input is judged here (grading/integrity.py): a change fails the probe,
+        except in the first call of a `check_inputs` probe (the caller reads `inputs_changed` and words its
+        own message), and except where `inputs_may_change` (a check about something else, whose inputs are not
+        used again: the function's own question charges the change)."""
         child = self._connect()
         request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
                    "params": params or {}, "method": method, "grad_args": list(grad_args),
@@ -123,13 +130,21 @@ class StudentFile:
             raise StudentFault(text, diagnoses=diagnoses)
         # The reply is the child's word: a file that rewired its own process may send anything, and
         # whatever shape it has must end as the student's failure, never as a grader error.
-        fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "inputs_changed": list, "more": list}
+        fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "more": list}
         for key, kind in fields.items():
             if reply.get(key) is not None and not isinstance(reply[key], kind):
                 raise StudentFault(f"calling {what}: the process sent back a malformed reply ({key})")
+        try:
+            changed = integrity.changed_inputs(request, reply.get("after"))
+        except integrity.Unconfirmed as why:
+            raise StudentFault(f"calling {what}: the grader could not confirm that your code left its inputs "
+                               f"unchanged ({why}); a file that rewires the grader's own process gets this. "
+                               "Your instructor will see this.") from None
+        # the child's own word on this is never read: what changed is what the parent found
+        reply["inputs_changed"] = [f"argument {n + 1}" in changed[0] for n in range(len(args))] if check_inputs else []
         record_call(self.diagnoser, request, reply)
-        mutated = reply.get("mutated") if isinstance(reply.get("mutated"), list) else ["(no report)"]
-        mutated = [str(m)[:40] for m in mutated if not (check_inputs and str(m).endswith(" of call 1"))]
+        mutated = [f"{name} of call {n}" for n, names in enumerate(changed, 1) for name in names
+                   if not (inputs_may_change or (check_inputs and n == 1))]
         if mutated:  # every input of every call: a check_inputs caller words its own message for the first call
             raise StudentFault(f"{what} modified its inputs in place ({'; '.join(mutated[:4])}); a function must "
                                "leave every input as it was.",
