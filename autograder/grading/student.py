@@ -98,7 +98,7 @@ class StudentFile:
             params: dict | None = None, method: str | None = None, grad_args: tuple = (),
             backward: dict | None = None, check_inputs: bool = False, more: list | None = None,
             train: bool = False, layouts: dict | None = None, no_grad: bool = False,
-            inputs_may_change: bool = False) -> Reply:
+            inputs_may_change: bool = False, non_leaf: bool = False) -> Reply:
         """Call `target` (a function, or a class built with `init` and probed in eval() mode unless
         `train`) on args, then again on each (args, kwargs) pair of `more`, in the same process and on
         the same instance, under torch.no_grad() if `no_grad`. `layouts` {"call number": {"argument index": layout}} hands an argument to the
@@ -107,11 +107,14 @@ class StudentFile:
         Whether any call changed a tensor input is judged here (grading/integrity.py): a change fails the probe,
         except in the first call of a `check_inputs` probe (the caller reads `inputs_changed` and words its
         own message), and except where `inputs_may_change` (a check about something else, whose inputs are not
-        used again: the function's own question charges the change)."""
+        used again: the function's own question charges the change). `non_leaf`: the arguments of `grad_args`
+        reach the function as results of an operation, as inside a network, not as leaves of the graph (where
+        an in-place edit is an autograd error)."""
         child = self._connect()
         request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
                    "params": params or {}, "method": method, "grad_args": list(grad_args),
                    "backward": backward, "check_inputs": check_inputs, "train": train, "layouts": layouts or {}, "no_grad": no_grad,
+                   "non_leaf": non_leaf,
                    "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
         what = f"{target}(...)" if init is None else f"{target}{tuple(init)}"
         try:

@@ -47,7 +47,7 @@ def feedback_markdown(result: StudentResult) -> str:
         lines.append(f"- **{test.question}** — {test.name}: {mark(test)} ({test.score:g}/{test.max_score:g})")
         if test.status == FAILED:
             lines += [f"  > {line}" for text in failure_lines(test, plan) for line in text.splitlines()]
-        elif test.status == GRADER_ERROR and test.output:
+        elif test.output:  # a grader problem, or a pass that says where the mistake it saw is charged
             lines += [f"  > {line}" for line in test.output.splitlines()]
     for quiz in result.quizzes:
         waiting = f"; {quiz.pending:g} waiting for your instructor's review" if quiz.pending else ""

@@ -99,21 +99,25 @@ class Harness:
         args = inputs.materialize(request.get("args", []))
         kwargs = inputs.materialize(request.get("kwargs", {}))
         args = self._laid_out(args, request, 0)
+        leaves = {}
         for index in request.get("grad_args", []):
-            args[index] = args[index].detach().requires_grad_(True)
+            leaves[index] = args[index].detach().requires_grad_(True)
+            # "non_leaf": the argument reaches the function as the result of an operation, as inside a network, so
+            # an in-place edit of it is the function's own business (judged by the parent), not autograd's error
+            args[index] = leaves[index] + 0 if request.get("non_leaf") else leaves[index]
         reply: dict = {"ok": True}
         # request["no_grad"]: every call runs under torch.no_grad(), as at inference; otherwise autograd is left
         # as the student's file set it (a file that switches it off must still be seen doing so)
         autograd = torch.no_grad() if request.get("no_grad") else contextlib.nullcontext()
         with watch.Watch() as seen, autograd:
             try:
-                self._probe(target, request, args, kwargs, reply)
+                self._probe(target, request, args, kwargs, reply, leaves)
             except BaseException as exc:  # noqa: BLE001
                 reply = {"ok": False, "error": describe_error(exc)}
         reply.update(seen.report())
         return reply
 
-    def _probe(self, target, request: dict, args: list, kwargs: dict, reply: dict) -> None:
+    def _probe(self, target, request: dict, args: list, kwargs: dict, reply: dict, leaves: dict) -> None:
         instance = None
         if request.get("init") is not None:
             instance = target(*request["init"])
@@ -136,7 +140,7 @@ class Harness:
         if seed is not None:
             chosen = output[seed["index"]] if seed.get("index") is not None else output
             seeded.backward(chosen, inputs.materialize(seed["grad"]))  # torch.autograd.backward, without sympy
-            reply["arg_grads"] = {str(i): args[i].grad for i in request.get("grad_args", [])}
+            reply["arg_grads"] = {str(i): leaf.grad for i, leaf in leaves.items()}
             if instance is not None:
                 reply["param_grads"] = {n: p.grad for n, p in instance.named_parameters()}
         calls = [(args, kwargs)]
