@@ -9,6 +9,9 @@ function, for mistakes that keep the behaviour (transposed, in place several way
 that break it (no scaling, entropy's sign, a cut graph): each loses points in its own question only. Two controls:
 a mistake only the experiment sees (right on every other probe) is still charged there, and a function that
 raises still scores the experiment 0, as the stub does.
+
+The same for a layer that calls the student's own `attention`: a mistake in `attention` is charged there, not
+again in `SingleHeadAttention`; a layer with a mistake of its own is charged for it.
 """
 from __future__ import annotations
 
@@ -51,10 +54,38 @@ ONLY_THE_EXPERIMENT_SEES = ("def dot_scores(Q, K):\n    if tuple(Q.shape[:2]) ==
 RAISES = "def softmax_entropy(weights):\n    raise RuntimeError('broken')\n"
 
 
-def question_losses(result) -> dict[str, float]:
+LAYER_CALLS_ATTENTION = ("class SingleHeadAttention(nn.Module):\n    def __init__(self, d_model, d_k):\n"
+                         "        super().__init__()\n"
+                         "        self.W_Q = nn.Linear(d_model, d_k, bias=False)\n"
+                         "        self.W_K = nn.Linear(d_model, d_k, bias=False)\n"
+                         "        self.W_V = nn.Linear(d_model, d_k, bias=False)\n\n"
+                         "    def forward(self, x_q, x_kv, mask=None):\n"
+                         "        return attention(self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv), mask)\n")
+ATTENTION = ("def attention(Q, K, V, mask=None):\n    scores = Q @ K.transpose(-2, -1) / SCALE\n"
+             "    if mask is not None:\n        scores = scores.masked_fill(mask == 0, float('-inf'))\n"
+             "    weights = F.softmax(scores, dim=DIM)\n    return weights @ V, weights\n")
+LAYER_SINGLE = {  # student -> (questions that must lose points, code appended to the reference)
+    "layer-via-attention-no-scaling": ({"attention"}, ATTENTION.replace("SCALE", "1.0").replace("DIM", "-1")
+                                       + "\n\n" + LAYER_CALLS_ATTENTION),
+    "layer-via-attention-sqrt-d-v": ({"attention"}, ATTENTION.replace("SCALE", "math.sqrt(V.shape[-1] + 1)")
+                                     .replace("DIM", "-1") + "\n\n" + LAYER_CALLS_ATTENTION),
+    "layer-via-attention-mask-after": ({"attention"}, "def attention(Q, K, V, mask=None):\n"
+                                       "    weights = F.softmax(Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1]), -1)\n"
+                                       "    if mask is not None:\n        weights = weights * (mask != 0)\n"
+                                       "    return weights @ V, weights\n\n\n" + LAYER_CALLS_ATTENTION),
+    # controls: the layer's own mistake is the layer's; two mistakes are two charges
+    "layer-own-mistake": ({"SingleHeadAttention"}, LAYER_CALLS_ATTENTION.replace(
+        "return attention(self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv), mask)",
+        "return attention(self.W_Q(x_q), self.W_K(x_q), self.W_V(x_q), mask)")),
+    "two-mistakes": ({"attention", "SingleHeadAttention"}, ATTENTION.replace("SCALE", "1.0").replace("DIM", "-1")
+                     + "\n\n" + LAYER_CALLS_ATTENTION.replace("self.W_V(x_kv)", "self.W_K(x_kv)")),
+}
+
+
+def question_losses(result, assignment: str = "attention_scores") -> dict[str, float]:
     lost: dict[str, float] = {}
     for test in result.tests:
-        if test.assignment == "attention_scores" and test.score < test.max_score:
+        if test.assignment == assignment and test.score < test.max_score:
             lost[test.question] = lost.get(test.question, 0.0) + test.max_score - test.score
     return lost
 
@@ -66,6 +97,9 @@ def graded(tmp_path_factory):
     files = {name: {"attention_scores.py": reference + "\n\n" + code} for name, (_, code) in SINGLE.items()}
     files["only-the-experiment-sees"] = {"attention_scores.py": reference + "\n\n" + ONLY_THE_EXPERIMENT_SEES}
     files["entropy-raises"] = {"attention_scores.py": reference + "\n\n" + RAISES}
+    layer_reference = solution_text("single_head_attention")
+    files.update({name: {"single_head_attention.py": layer_reference + "\n\n" + code}
+                  for name, (_, code) in LAYER_SINGLE.items()})
     return grade(write_class(root / "class", files), root / "out", workers=2)
 
 
@@ -74,6 +108,13 @@ def test_a_single_mistake_is_charged_in_its_own_question_only(graded, name):
     question, _ = SINGLE[name]
     lost = question_losses(graded[name])
     assert set(lost) == {question}, f"{name}: points lost in {lost}"
+
+
+@pytest.mark.parametrize("name", sorted(LAYER_SINGLE))
+def test_a_layer_is_not_charged_for_its_attentions_mistake(graded, name):
+    questions, _ = LAYER_SINGLE[name]
+    lost = question_losses(graded[name], "single_head_attention")
+    assert set(lost) == questions, f"{name}: points lost in {lost}"
 
 
 def test_the_experiment_says_where_a_mistake_it_saw_is_charged(graded):
