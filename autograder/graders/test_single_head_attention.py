@@ -256,7 +256,8 @@ def attention_explains(student, params, call, got) -> bool:
     x_q, x_kv, mask, allowed = call
     Q, K, V = (tol.linear(x, params[f"{n}.weight"])[0].float() for n, x in (("W_Q", x_q), ("W_K", x_kv), ("W_V", x_kv)))
     try:
-        mine = student.run("attention", Q, K, V, *(() if mask is None else (mask,)), inputs_may_change=True).output
+        mine = student.run("attention", Q, K, V, *(() if mask is None else (mask,)), inputs_may_change=True,
+                           record=False).output
         pair(mine, "attention")
     except StudentFault:
         return False
@@ -457,7 +458,7 @@ def attention_gradients_explain(student, params, x_q, x_kv, seed, grads) -> bool
     Q, K, V = (tol.linear(x, params[f"W_{n}.weight"])[0].float() for n, x in (("Q", x_q), ("K", x_kv), ("V", x_kv)))
     try:
         reply = student.run("attention", Q, K, V, grad_args=(0, 1, 2), backward={"index": 0, "grad": seed},
-                            inputs_may_change=True)
+                            inputs_may_change=True, record=False)
         dQ, dK, dV = (expect.as_tensor(reply.arg_grads.get(str(i)), "a gradient").double() for i in range(3))
     except StudentFault:
         return False

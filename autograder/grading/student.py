@@ -98,7 +98,7 @@ class StudentFile:
             params: dict | None = None, method: str | None = None, grad_args: tuple = (),
             backward: dict | None = None, check_inputs: bool = False, more: list | None = None,
             train: bool = False, layouts: dict | None = None, no_grad: bool = False,
-            inputs_may_change: bool = False, non_leaf: bool = False) -> Reply:
+            inputs_may_change: bool = False, non_leaf: bool = False, record: bool = True) -> Reply:
         """Call `target` (a function, or a class built with `init` and probed in eval() mode unless
         `train`) on args, then again on each (args, kwargs) pair of `more`, in the same process and on
         the same instance, under torch.no_grad() if `no_grad`. `layouts` {"call number": {"argument index": layout}} hands an argument to the
@@ -109,7 +109,8 @@ class StudentFile:
         own message), and except where `inputs_may_change` (a check about something else, whose inputs are not
         used again: the function's own question charges the change). `non_leaf`: the arguments of `grad_args`
         reach the function as results of an operation, as inside a network, not as leaves of the graph (where
-        an in-place edit is an autograd error)."""
+        an in-place edit is an autograd error). `record=False`: a call made to explain a failure already seen (is
+        it another question's mistake?), kept out of the calls the diagnosis reads."""
         child = self._connect()
         request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
                    "params": params or {}, "method": method, "grad_args": list(grad_args),
@@ -128,7 +129,8 @@ class StudentFile:
             kind = error.get("type") if isinstance(error, dict) else None
             if kind in ("Missing", "NotImplementedError"):
                 raise NotAttempted(explain_error(what, error, self.load_errors))
-            record_call(self.diagnoser, request, reply)
+            if record:
+                record_call(self.diagnoser, request, reply)
             text, diagnoses = explain_exception(what, error) if isinstance(error, dict) else (f"{what} failed", ())
             raise StudentFault(text, diagnoses=diagnoses)
         # The reply is the child's word: a file that rewired its own process may send anything, and
@@ -145,7 +147,8 @@ class StudentFile:
                                "Your instructor will see this.") from None
         # the child's own word on this is never read: what changed is what the parent found
         reply["inputs_changed"] = [f"argument {n + 1}" in changed[0] for n in range(len(args))] if check_inputs else []
-        record_call(self.diagnoser, request, reply)
+        if record:
+            record_call(self.diagnoser, request, reply)
         mutated = [f"{name} of call {n}" for n, names in enumerate(changed, 1) for name in names
                    if not (inputs_may_change or (check_inputs and n == 1))]
         if mutated:  # every input of every call: a check_inputs caller words its own message for the first call
