@@ -386,6 +386,10 @@ def test_single_head_attention_values(SingleHeadAttention):
         + known_mistake("test_single_head_attention_values", 0, result))
 
 # %% exercise="SingleHeadAttention" role="hidden"
+from autograder.diagnosis.compare import agree  # noqa: E402 - the layer's own rule (attention_explains)
+from autograder.grading.faults import ExplainedElsewhere  # noqa: E402
+
+
 def module_weights(seed, d_model, d_k):
     W_Q, W_K, W_V = inputs(seed, (d_k, d_model), (d_k, d_model), (d_k, d_model))
     return {"W_Q.weight": W_Q, "W_K.weight": W_K, "W_V.weight": W_V}
@@ -412,10 +416,36 @@ def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(),
         expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) in "
                               "eval() mode")
     names = what if isinstance(what, list) else [what] * len(calls)
-    for index, ((a, b, _, ok), got) in enumerate(zip(calls, reply.outputs)):
-        check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{names[index]} (call {index + 1} of "
-                              f"{len(calls)} on the same layer)", hint)
+    for index, ((a, b, m, ok), got) in enumerate(zip(calls, reply.outputs)):
+        try:
+            check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{names[index]} (call {index + 1} "
+                                  f"of {len(calls)} on the same layer)", hint)
+        except StudentFault as fault:
+            if fault.attempted and attention_explains(student, params, (a, b, m, ok), got):
+                raise attention_charged(fault) from None
+            raise
     return reply
+
+
+def attention_explains(student, params, call, got) -> bool:
+    """Whether the layer's wrong answer is the student's own `attention` on the layer's projections, while that
+    attention differs from the reference there: then the failure is attention's mistake, charged in its question
+    (one mistake, one charge: README). Asked only after a failure."""
+    x_q, x_kv, mask, allowed = call
+    Q, K, V = (tol.linear(x, params[f"{n}.weight"])[0].float() for n, x in (("W_Q", x_q), ("W_K", x_kv), ("W_V", x_kv)))
+    try:
+        mine = student.run("attention", Q, K, V, *(() if mask is None else (mask,)), inputs_may_change=True,
+                           record=False).output
+        pair(mine, "attention")
+    except StudentFault:
+        return False
+    if not agree(got, mine).same:
+        return False
+    try:
+        check_attention_reply(mine, tol.attention(Q, K, V, allowed), allowed, "attention on the layer's projections")
+    except StudentFault:
+        return True
+    return False
 
 
 @memoized  # the same for every student: computed once per grading process
@@ -548,6 +578,8 @@ def test_layer_training_mode(student):
             except StudentFault as fault:
                 if right_in_eval_mode(student, params, (x_q, x_kv, mask), reference, allowed):
                     fault.diagnoses = (*fault.diagnoses, structural.train_mode_differs(what))
+                elif attention_explains(student, params, (x_q, x_kv, mask, allowed), answers[0]):
+                    raise attention_charged(fault) from None
                 raise
     # in training too, masked keys weigh 0 where a row's allowed scores are all far below zero
     probes = space.mask_draws(8, 42)
@@ -586,9 +618,37 @@ def test_layer_gradients(student):
     for name, grad in grads:
         expect.grad_present(grad, name)
     references = tol.layer_backward(x_q, x_kv, *params.values(), seed)
-    for (name, grad), reference in zip(grads, references):
-        expect.gradient_within(grad, reference, f"the gradient with respect to {name}", "This check compares each "
-                      "gradient with the reference layer's (project, score, scale by 1/sqrt(d_k), softmax, mix).")
+    try:
+        for (name, grad), reference in zip(grads, references):
+            expect.gradient_within(grad, reference, f"the gradient with respect to {name}", "This check compares each "
+                          "gradient with the reference layer's (project, score, scale by 1/sqrt(d_k), softmax, mix).")
+    except StudentFault as fault:
+        if attention_explains(student, params, (x_q, x_kv, None, None), reply.output) and \
+                attention_gradients_explain(student, params, x_q, x_kv, seed, [g for _, g in grads]):
+            raise attention_charged(fault) from None
+        raise
+
+
+def attention_gradients_explain(student, params, x_q, x_kv, seed, grads) -> bool:
+    """Whether the layer's gradients are those of the student's own `attention` on the layer's projections, carried
+    back through the projections (x_q: dQ W_Q; x_kv: dK W_K + dV W_V; W_Q: sum of dQ^T x_q; ...)."""
+    W = {n: params[f"W_{n}.weight"].double() for n in "QKV"}
+    Q, K, V = (tol.linear(x, params[f"W_{n}.weight"])[0].float() for n, x in (("Q", x_q), ("K", x_kv), ("V", x_kv)))
+    try:
+        reply = student.run("attention", Q, K, V, grad_args=(0, 1, 2), backward={"index": 0, "grad": seed},
+                            inputs_may_change=True, record=False)
+        dQ, dK, dV = (expect.as_tensor(reply.arg_grads.get(str(i)), "a gradient").double() for i in range(3))
+    except StudentFault:
+        return False
+    xq, xkv = x_q.double(), x_kv.double()
+    carried = [dQ @ W["Q"], dK @ W["K"] + dV @ W["V"], torch.einsum("btk,btm->km", dQ, xq),
+               torch.einsum("btk,btm->km", dK, xkv), torch.einsum("btk,btm->km", dV, xkv)]
+    return agree(list(grads), carried).same
+
+
+def attention_charged(fault) -> ExplainedElsewhere:
+    return ExplainedElsewhere(f"{fault} Your layer gives exactly what your own attention gives on the layer's "
+                              "projections Q, K and V, and that attention is wrong there.", questions=("attention",))
 
 
 # %% [markdown] exercise="SingleHeadAttention"

@@ -34,6 +34,11 @@ ROUTES = {
     "marshal a code object": "import marshal\n",
     "class-tree escape": "cls = ().__class__.__base__.__subclasses__()\n",
     "linecache": "import linecache\n",
+    # rewriting the grader's own code in the child (its report of the inputs after a call, its watch)
+    "the module table": "import sys\nh = sys.modules[name]\n",
+    "a caller's globals": "import sys\ng = sys._getframe(3).f_globals\n",
+    "a traceback's frame": "g = err.__traceback__.tb_frame.f_back.f_locals\n",
+    "a tracing hook": "import sys\nsys.settrace(hook)\n",
 }
 
 
@@ -45,8 +50,10 @@ def test_every_way_of_running_a_copy_is_flagged(route):
 
 
 def test_eval_and_compile_as_methods_are_not_flagged():
-    """`layer.eval()` (every notebook), `re.compile` and `torch.compile`'s name as an attribute are no copies."""
-    assert circumvention("layer = SingleHeadAttention(8, 4).eval()\nimport re\npattern = re.compile('x')\n") == ()
+    """`layer.eval()` (every notebook), `re.compile` and `torch.compile`'s name as an attribute are no copies;
+    neither is a layer's own `self.modules()`."""
+    assert circumvention("layer = SingleHeadAttention(8, 4).eval()\nimport re\npattern = re.compile('x')\n"
+                         "n = len(list(layer.modules()))\n") == ()
 
 
 def test_no_correct_style_of_the_catalogue_is_flagged():

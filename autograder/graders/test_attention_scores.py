@@ -482,6 +482,8 @@ def test_softmax_entropy_zeros(student):
                   "rows that hold zero weights.")
 
 
+from autograder.grading.faults import ExplainedElsewhere  # noqa: E402 - this question's own rule (Experiment)
+
 SATURATION_DIMS = (8, 64, 256)
 
 
@@ -492,41 +494,77 @@ def saturation_inputs(d):
 
 
 class Experiment:
-    """The saturation experiment, run through the student's own functions, stage by stage.
+    """The saturation experiment, run through the student's own functions, stage by stage, and judged by what it
+    shows: raw-score entropy falls as d_k grows, scaled-score entropy stays put, the gradient through softmax
+    shrinks. Nothing here is to implement, so nothing here charges a function's mistake (one mistake, one charge:
+    README):
 
-    What this question pays for is the experiment running end to end on the student's pipeline, so every
-    stage must give the reference's answer on the experiment's inputs. A stage that does not (wrong values,
-    an error, a crash, a time-out, memory exhausted) fails the question exactly as a stage left as the stub
-    does: no failure of a function earns more here than leaving it unwritten. The stage's own question says
-    what is wrong with it.
+    - a stage that gives other values than the reference (a transposed score, entropy in bits) is judged by the
+      behaviour its values show, not by equality; a stage that changes its inputs in place is not charged here
+      (`inputs_may_change`), its own question charges that;
+    - when the behaviour does not show and a stage differs from the reference on the experiment's inputs, the
+      failure is that stage's mistake: ExplainedElsewhere names its question, and the check is charged only if
+      that question lost no points;
+    - a stage that gives no answer (an error, a crash, a time-out) leaves nothing to judge: the check fails exactly
+      as it does for a stage left as the stub, so no failure earns more than leaving it unwritten. A forward pass
+      whose graph is cut (proved by the backward pass's error) did answer: the missing gradient is its mistake.
     """
 
     def __init__(self, student, made):
         self.student, self.made = student, made
+        self.off = {}  # stage -> how it differs from the reference on the experiment's inputs
 
     def stage(self, name, args, reference, grad_reference=None, **run):
         try:
-            reply = self.student.run(name, *args, **run)
-            got = expect.within(reply.output, reference, name)
-            if grad_reference is not None:
-                got = expect.gradient_within(reply.arg_grads.get("0"), grad_reference, f"{name} gradient")
-            return got
+            reply = self.student.run(name, *args, inputs_may_change=True, **run)
+            got = expect.as_tensor(reply.output, f"{name} on the experiment's inputs")
         except StudentFault as fault:
             if not fault.attempted:
                 raise  # a stub: finish that exercise first
-            raise StudentFault(f"this experiment runs on your own functions, and {name} did not give the "
-                               f"reference's answer on its inputs ({fault}); its own question says what is "
-                               "wrong.") from None
+            if grad_reference is not None and "does not require grad and does not have a grad_fn" in str(fault) \
+                    and self.answers(name, args):
+                self.off.setdefault(name, "its result has no gradient history: the graph is cut")
+                return None
+            raise StudentFault(f"this experiment runs on your own functions, and {name} gave no usable answer "
+                               f"on its inputs ({fault}), so there is nothing to judge; its own question says "
+                               "what is wrong.") from None
+        try:
+            expect.within(got, reference, f"{name} on the experiment's inputs")
+            if grad_reference is None:
+                return got.float()
+            grad = expect.grad_present(reply.arg_grads.get("0"), f"the scores through {name}")
+            return expect.gradient_within(grad, grad_reference, f"the gradient through {name}").float()
+        except StudentFault as fault:
+            self.off.setdefault(name, str(fault).split(". ")[0])
+        if grad_reference is None:
+            return got.float()
+        grad = reply.arg_grads.get("0")  # a wrong gradient is judged by what it shows; a missing one shows nothing
+        return grad.float() if isinstance(grad, torch.Tensor) and grad.shape == args[0].shape else None
+
+    def answers(self, name, args):
+        """Does `name` give a tensor on these inputs without a backward pass? (Then a failed backward is a cut graph.)"""
+        try:
+            return isinstance(self.student.run(name, *args, inputs_may_change=True, record=False).output, torch.Tensor)
+        except StudentFault:
+            return False
 
     def scores(self, name, d):
         Q, K = (self.made(spec) for spec in saturation_inputs(d))
         ref = scores_reference(Q, K, d ** -0.5 if name == "scaled_dot_scores" else 1.0)
-        return self.stage(name, saturation_inputs(d), ref).float(), ref
+        return self.stage(name, saturation_inputs(d), ref)
 
     def entropy(self, name, d):
-        scores, _ = self.scores(name, d)
-        weights = self.stage("attention_weights", (scores,), weights_reference(scores)).float()
+        scores = self.scores(name, d)
+        weights = self.stage("attention_weights", (scores,), weights_reference(scores))
         return self.stage("softmax_entropy", (weights,), tol.entropy(weights)).double().mean().item()
+
+    def not_shown(self, message):
+        """The behaviour did not show: the failure of the stages that differ from the reference, if any."""
+        if self.off:
+            where = "; ".join(f"{name}: {how}" for name, how in self.off.items())
+            raise ExplainedElsewhere(f"{message} On the experiment's inputs your functions differ from the "
+                                     f"reference ({where}).", questions=tuple(self.off))
+        raise StudentFault(message)
 
 
 @memoized  # the same for every student: made once per grading process
@@ -551,11 +589,11 @@ def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
         (raw[1] - raw[2] > 0.1, f"from d_k = 64 to 256 it falls by {raw[1] - raw[2]:.3f}, not by more than 0.1"),
         (raw[2] < 0.5, f"at d_k = 256 it is {raw[2]:.3f}, not below 0.5")) if not ok]
     if missed:
-        raise StudentFault("the raw-score entropy should fall towards 0 as d_k grows, but " + "; ".join(missed)
-                           + ". " + story)
-    if abs(scaled[2] - scaled[0]) > 0.1:
-        raise StudentFault(f"the scaled-score entropy should stay within 0.1 nats across d_k, but it moves by "
-                           f"{abs(scaled[2] - scaled[0]):.3f} from d_k = 8 to 256. " + story)
+        run.not_shown("the raw-score entropy should fall towards 0 as d_k grows, but " + "; ".join(missed) + ". "
+                      + story)
+    if not abs(scaled[2] - scaled[0]) <= 0.1:
+        run.not_shown(f"the scaled-score entropy should stay within 0.1 nats across d_k, but it moves by "
+                      f"{abs(scaled[2] - scaled[0]):.3f} from d_k = 8 to 256. " + story)
 
 
 @pytest.mark.question("saturation")
@@ -564,17 +602,20 @@ def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
 def test_score_gradient_shrinks_when_saturated(student):
     """The gradient through softmax shrinks for raw d_k=256 scores compared with scaled ones"""
     run = Experiment(student, seeded_made)
-    seed = randn(16, 32, 16, seed=7)
     norms = {}
     for name in ("dot_scores", "scaled_dot_scores"):
-        scores, _ = run.scores(name, 256)
+        scores = run.scores(name, 256)
+        seed = randn(*scores.shape, seed=7)  # shaped like the student's scores, whatever their layout
         w_ref = weights_reference(scores)
         g_ref = tol.softmax_backward(*w_ref, seeded_made(seed))
         grad = run.stage("attention_weights", (scores,), w_ref, grad_args=(0,), backward={"grad": seed},
-                         grad_reference=g_ref)
+                         grad_reference=g_ref, non_leaf=True)  # scores come out of a matmul in a network
+        if grad is None:
+            run.not_shown(f"no gradient of the right shape reached the {name.split('_')[0]} scores through "
+                          "attention_weights, so the experiment cannot measure it.")
         norms[name] = grad.double().norm(dim=-1).median().item()
-    ratio = norms["dot_scores"] / norms["scaled_dot_scores"]
+    ratio = norms["dot_scores"] / norms["scaled_dot_scores"] if norms["scaled_dot_scores"] else float("nan")
     story = f"The median gradient ratio raw/scaled at d_k = 256 is {ratio:.3g} (about 1/87 in the reference)."
     if not ratio < 0.1:
-        raise StudentFault("at d_k=256 the gradient reaching raw scores should be far smaller than for scaled "
-                           "scores: softmax saturation is what makes unscaled attention hard to train. " + story)
+        run.not_shown("at d_k=256 the gradient reaching raw scores should be far smaller than for scaled scores: "
+                      "softmax saturation is what makes unscaled attention hard to train. " + story)

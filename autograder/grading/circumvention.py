@@ -38,6 +38,10 @@ TOOLS = {
 TOOLS |= {"getsource", "getsourcelines", "jit", "onnx", "resolve_name", "__self__", "__builtins__", "ModuleType",
           "spec_from_file_location", "module_from_spec", "exec_module", "source_to_code", "_sfdp_pattern_1",
           "__subclasses__", "__mro__", "__bases__", "__base__", "__loader__", "__spec__"}
+# what it would take to rewrite the grader's own code in the child (its report of the inputs after a call, its
+# watch): other frames' globals and locals, the interpreter's module table, tracing hooks
+TOOLS |= {"_getframe", "f_globals", "f_locals", "f_back", "f_builtins", "tb_frame", "gi_frame", "cr_frame",
+          "_current_frames", "settrace", "setprofile"}
 # builtins flagged when called by their own name only (`layer.eval()` and `re.compile` are not them)
 BUILTIN_TOOLS = {"exec", "eval", "compile", "__import__"}
 MODULE_TOOLS = {"gc", "importlib", "ctypes", "cffi", "library", "multiprocessing", "subprocess",
@@ -59,6 +63,9 @@ def circumvention(source: str) -> tuple[str, ...]:
             found.add(node.id)
         elif isinstance(node, ast.Attribute) and node.attr in TOOLS:
             found.add(node.attr)
+        elif isinstance(node, ast.Attribute) and node.attr == "modules" and isinstance(node.value, ast.Name) \
+                and node.value.id == "sys":  # `sys.modules`, not a layer's `self.modules()`
+            found.add("sys.modules")
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 names = {alias.name, getattr(node, "module", None) or ""}

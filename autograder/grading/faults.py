@@ -20,3 +20,13 @@ class NotAttempted(StudentFault):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, attempted=False)
+
+
+class ExplainedElsewhere(StudentFault):
+    """A failure that a mistake in other questions' functions explains (`questions`, of the same assignment): one
+    mistake, one charge (README). The plugin charges this check only when none of those questions lost points for
+    the student; otherwise it is scored as passed, its message saying where the mistake is charged."""
+
+    def __init__(self, message: str, questions: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.questions = tuple(questions)

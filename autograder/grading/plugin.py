@@ -7,6 +7,7 @@ reports, that student's result file is written atomically.
 """
 from __future__ import annotations
 
+import dataclasses
 import errno
 import traceback
 from collections import defaultdict
@@ -20,6 +21,7 @@ from . import startup_gc
 from ..sandbox import ForkServer
 from .diagnose import explain_failure
 from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, safe_text, save
+from .faults import ExplainedElsewhere
 from .student import StudentFault, StudentFile
 from .submissions import Submission, result_stem
 
@@ -80,6 +82,8 @@ class GradingPlugin:
         self.expected: dict[str, int] = {}
         self.items: dict[str, list[pytest.Item]] = {}  # for a grader-problem row, should recording fail
         self.recorded: dict[str, list[tuple[tuple, TestResult]]] = defaultdict(list)
+        # student -> {test order: questions whose mistake explains that failed test} (ExplainedElsewhere)
+        self.elsewhere: dict[str, dict[tuple, tuple[str, ...]]] = defaultdict(dict)
         self.open_files: dict[str, dict[str, StudentFile]] = {}
         self.finished = 0  # a count, not the results: memory must not grow with the class
         self.collect_only = False  # only learn the hidden tests' identities (see identities_of)
@@ -194,6 +198,8 @@ class GradingPlugin:
         score = identity["max_score"] if status == PASSED else 0.0
         student = item.callspec.params["submission"]
         order = (str(item.path), item.function.__code__.co_firstlineno)
+        if status == FAILED and attempted and isinstance(error, ExplainedElsewhere):
+            self.elsewhere[student][order] = error.questions
         self.recorded[student].append((order, TestResult(score=score, status=status, output=output,
                                                          grader_detail=detail, attempted=attempted,
                                                          diagnoses=diagnoses if attempted else (), **identity)))
@@ -226,7 +232,10 @@ class GradingPlugin:
                            f"{safe_text(e.get('message'), 200)}" for e in handle.load_errors[:1])
         problems = tuple(f.problem for f in submission.files.values() if f.problem)
         unreadable = tuple(name for name, f in submission.files.items() if f.problem and f.filename is not None)
-        tests = tuple(test for _, test in sorted(self.recorded.pop(student, []), key=lambda pair: pair[0]))
+        recorded = sorted(self.recorded.pop(student, []), key=lambda pair: pair[0])
+        tests = one_charge([test for _, test in recorded],
+                           [self.elsewhere.get(student, {}).get(order) for order, _ in recorded])
+        self.elsewhere.pop(student, None)
         return StudentResult(student, tests, notes=notes, problems=problems, unreadable=unreadable,
                              printed=safe_text(printed, 16_384), isolation=self.server.isolation,
                              fingerprint=self.fingerprints.get(student, ""))
@@ -257,6 +266,27 @@ class GradingPlugin:
             identity = test_identity(item)
             tests.append(TestResult(score=0.0, status=GRADER_ERROR, output=output, grader_detail=detail, **identity))
         self.recorded.pop(student, None)
+        self.elsewhere.pop(student, None)
         return StudentResult(student, tuple(tests), problems=(f"grader problem while recording this student: "
                                                               f"{type(problem).__name__}",),
                              isolation=self.server.isolation, fingerprint=self.fingerprints.get(student, ""))
+
+
+def one_charge(tests: list[TestResult], explained_by: list[tuple[str, ...] | None]) -> tuple[TestResult, ...]:
+    """One mistake, one charge (README): a failed check whose failure a mistake in other questions explains
+    (`explained_by[i]`: those questions) is not charged when one of them already lost points for that mistake;
+    it is then scored as passed, and its message says where the mistake is charged. When none of them lost
+    points, the check is the only place that sees the mistake, and it stays failed."""
+    resolved = []
+    for test, questions in zip(tests, explained_by):
+        if questions and test.status == FAILED and test.attempted:
+            charged = sorted({t.question for t in tests if t.assignment == test.assignment and t.question in questions
+                              and t.question != test.question and t.attempted and t.score < t.max_score})
+            if charged:
+                names = " and ".join(f"`{q}`" for q in charged)
+                note = (f"Not charged here: the mistake that explains this is charged in {names} (one mistake, "
+                        "one charge).\n")
+                test = dataclasses.replace(test, score=test.max_score, status=PASSED, output=note + test.output,
+                                           diagnoses=())
+        resolved.append(test)
+    return tuple(resolved)

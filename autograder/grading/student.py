@@ -13,6 +13,7 @@ import torch
 
 from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
+from . import integrity
 from .diagnose import explain_exception, record_call
 from .faults import NotAttempted, StudentFault  # noqa: F401 - graders import them from here
 from .memo import memoized
@@ -96,15 +97,25 @@ class StudentFile:
     def run(self, target: str, *args, kwargs: dict | None = None, init: tuple | None = None,
             params: dict | None = None, method: str | None = None, grad_args: tuple = (),
             backward: dict | None = None, check_inputs: bool = False, more: list | None = None,
-            train: bool = False, layouts: dict | None = None, no_grad: bool = False) -> Reply:
+            train: bool = False, layouts: dict | None = None, no_grad: bool = False,
+            inputs_may_change: bool = False, non_leaf: bool = False, record: bool = True) -> Reply:
         """Call `target` (a function, or a class built with `init` and probed in eval() mode unless
         `train`) on args, then again on each (args, kwargs) pair of `more`, in the same process and on
         the same instance, under torch.no_grad() if `no_grad`. `layouts` {"call number": {"argument index": layout}} hands an argument to the
-        student in another memory layout (sandbox/child/inputs.py: laid_out), call 0 being the first."""
+        student in another memory layout (sandbox/child/inputs.py: laid_out), call 0 being the first.
+
+        Whether any call changed a tensor input is judged here (grading/integrity.py): a change fails the probe,
+        except in the first call of a `check_inputs` probe (the caller reads `inputs_changed` and words its
+        own message), and except where `inputs_may_change` (a check about something else, whose inputs are not
+        used again: the function's own question charges the change). `non_leaf`: the arguments of `grad_args`
+        reach the function as results of an operation, as inside a network, not as leaves of the graph (where
+        an in-place edit is an autograd error). `record=False`: a call made to explain a failure already seen (is
+        it another question's mistake?), kept out of the calls the diagnosis reads."""
         child = self._connect()
         request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
                    "params": params or {}, "method": method, "grad_args": list(grad_args),
                    "backward": backward, "check_inputs": check_inputs, "train": train, "layouts": layouts or {}, "no_grad": no_grad,
+                   "non_leaf": non_leaf,
                    "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
         what = f"{target}(...)" if init is None else f"{target}{tuple(init)}"
         try:
@@ -118,18 +129,28 @@ class StudentFile:
             kind = error.get("type") if isinstance(error, dict) else None
             if kind in ("Missing", "NotImplementedError"):
                 raise NotAttempted(explain_error(what, error, self.load_errors))
-            record_call(self.diagnoser, request, reply)
+            if record:
+                record_call(self.diagnoser, request, reply)
             text, diagnoses = explain_exception(what, error) if isinstance(error, dict) else (f"{what} failed", ())
             raise StudentFault(text, diagnoses=diagnoses)
         # The reply is the child's word: a file that rewired its own process may send anything, and
         # whatever shape it has must end as the student's failure, never as a grader error.
-        fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "inputs_changed": list, "more": list}
+        fields = {"arg_grads": dict, "param_grads": dict, "param_names": dict, "more": list}
         for key, kind in fields.items():
             if reply.get(key) is not None and not isinstance(reply[key], kind):
                 raise StudentFault(f"calling {what}: the process sent back a malformed reply ({key})")
-        record_call(self.diagnoser, request, reply)
-        mutated = reply.get("mutated") if isinstance(reply.get("mutated"), list) else ["(no report)"]
-        mutated = [str(m)[:40] for m in mutated if not (check_inputs and str(m).endswith(" of call 1"))]
+        try:
+            changed = integrity.changed_inputs(request, reply.get("after"))
+        except integrity.Unconfirmed as why:
+            raise StudentFault(f"calling {what}: the grader could not confirm that your code left its inputs "
+                               f"unchanged ({why}); a file that rewires the grader's own process gets this. "
+                               "Your instructor will see this.") from None
+        # the child's own word on this is never read: what changed is what the parent found
+        reply["inputs_changed"] = [f"argument {n + 1}" in changed[0] for n in range(len(args))] if check_inputs else []
+        if record:
+            record_call(self.diagnoser, request, reply)
+        mutated = [f"{name} of call {n}" for n, names in enumerate(changed, 1) for name in names
+                   if not (inputs_may_change or (check_inputs and n == 1))]
         if mutated:  # every input of every call: a check_inputs caller words its own message for the first call
             raise StudentFault(f"{what} modified its inputs in place ({'; '.join(mutated[:4])}); a function must "
                                "leave every input as it was.",

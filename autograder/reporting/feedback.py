@@ -56,7 +56,7 @@ def feedback_markdown(result: StudentResult) -> str:
                      f"({test.score:g}/{test.max_score:g})")
         if test.status == FAILED:
             lines += quoted(failure_lines(test, plan))
-        elif test.status == GRADER_ERROR and test.output:
+        elif test.output:  # a grader problem, or a pass that says where the mistake it saw is charged
             lines += quoted([test.output])
     for quiz in result.quizzes:
         waiting = f"; {quiz.pending:g} waiting for your instructor's review" if quiz.pending else ""

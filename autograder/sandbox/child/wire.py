@@ -8,15 +8,23 @@ Frame: 8-byte big-endian header length, 8-byte payload length, JSON header, payl
 Values are JSON with tensors replaced by {"$tensor": i}; header["tensors"][i] = {dtype, shape, offset}.
 Long strings (a student's source file, a flood of output) travel as raw UTF-8 in the payload,
 {"$text": [offset, length]}, so the JSON header stays small whatever size of file is accepted.
+
+In the child, encoding runs in the student's process: a tensor's values are read with functions bound when this
+module is imported, in the fork server before any student file runs (`TensorBase.numpy` and `.to`, methods of an
+immutable C type, called with torch-function dispatch off; then numpy). Patching `torch.Tensor.numpy`, `.clone`,
+`.contiguous` or pushing a torch-function mode changes nothing in what is sent. `fingerprint` uses the same
+reading: what an input holds after the student's call, judged by the parent (grading/integrity.py).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import struct
 import socket
 import time
 
+import numpy
 import torch
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64, "bool": torch.bool}
@@ -24,6 +32,37 @@ NAMES = {v: k for k, v in DTYPES.items()}
 MAX_HEADER = 1 << 20  # 1 MiB of JSON is far beyond any honest message
 LONG_TEXT = 4096      # strings longer than this go into the payload
 _LENGTHS = struct.Struct(">QQ")
+_TENSOR = torch._C.TensorBase
+_DTYPE = torch._C.TensorBase.dtype.__get__
+_TO = torch._C.TensorBase.to
+_NUMPY = torch._C.TensorBase.numpy
+_NO_TORCH_FUNCTION = torch._C.DisableTorchFunction
+_CONTIGUOUS = numpy.ascontiguousarray
+_SHA256 = hashlib.sha256
+_FLOAT64 = torch.float64
+_ISINSTANCE, _LIST, _STR, _LEN = isinstance, list, str, len
+
+
+def values(tensor: torch.Tensor) -> tuple[str, numpy.ndarray]:
+    """(dtype name, values as a numpy array in the tensor's shape): an allowed dtype, another one as float64."""
+    with _NO_TORCH_FUNCTION():
+        name = NAMES.get(_DTYPE(tensor))
+        if name is None:
+            tensor, name = _TO(tensor, _FLOAT64), "float64"
+        return name, _NUMPY(tensor, force=True)
+
+
+def fingerprint(value: object) -> list | None:
+    """[dtype, shape, SHA-256 of the values in row-major order] of a tensor; None for anything else."""
+    if not _ISINSTANCE(value, _TENSOR):
+        return None
+    name, array = values(value)
+    return [name, _LIST(array.shape), _SHA256(_CONTIGUOUS(array)).hexdigest()]
+
+
+def fingerprints(args: list, kwargs: dict) -> dict:
+    """{"args": [fingerprint or None per argument], "kwargs": {name: fingerprint or None}}."""
+    return {"args": [fingerprint(a) for a in args], "kwargs": {_STR(k): fingerprint(v) for k, v in kwargs.items()}}
 
 
 class WireError(Exception):
@@ -37,13 +76,10 @@ def encode(message: object) -> bytes:
 
     def walk(value):
         nonlocal offset
-        if isinstance(value, torch.Tensor):
-            plain = torch.Tensor.as_subclass(value, torch.Tensor).detach().cpu().contiguous()
-            name = NAMES.get(plain.dtype)
-            if name is None:
-                plain, name = plain.to(torch.float64), "float64"
-            raw = plain.numpy().tobytes() if plain.numel() else b""
-            tensors.append({"dtype": name, "shape": list(plain.shape), "offset": offset})
+        if _ISINSTANCE(value, _TENSOR):
+            name, array = values(value)
+            raw = _CONTIGUOUS(array).tobytes()
+            tensors.append({"dtype": name, "shape": _LIST(array.shape), "offset": offset})
             chunks.append(raw)
             offset += len(raw)
             return {"$tensor": len(tensors) - 1}
