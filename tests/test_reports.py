@@ -293,8 +293,10 @@ def test_hostile_ids_round_trip_through_canvas_csv():
     text = canvas_csv(results).encode("utf-8").decode("utf-8")
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
     assert rows[0]["Student"] == "Points Possible"
-    assert [row["SIS Login ID"] for row in rows[1:]] == HOSTILE
-    assert [row["Student"] for row in rows[1:]] == HOSTILE[:-1] + [""]  # else Canvas takes it for the points row
+    shown = [i.replace("\n", "\\n") for i in HOSTILE]  # a line break is shown, never a second line of the file
+    assert [row["SIS Login ID"] for row in rows[1:]] == shown
+    assert [row["Student"] for row in rows[1:]] == shown[:-1] + [""]  # else Canvas takes it for the points row
+    assert len(text.splitlines()) == len(rows) + 1
 
 
 # ---------- (e) Canvas's import layout ----------

@@ -21,9 +21,9 @@ function for its format here, whoever wrote the text (a grader's message quotes 
   are in HTML). The review page's script applies the same rule (quiz/review_page/page.js, `esc`).
 - `csv_cell`: gradebook.csv, canvas.csv, roster-match.csv: a text cell that a spreadsheet would run as a
   formula (its first character, after any spaces, one of = + - @, a tab or a newline) gets a leading
-  apostrophe; a plain number (-3, +1.5) is left a number. A newline stays (the csv module quotes the cell, so
-  an id round-trips); a lone carriage return, which the csv module leaves unquoted and a spreadsheet takes
-  for the end of a row, is shown as `\\r` like every other control character.
+  apostrophe; a plain number (-3, +1.5) is left a number. Newlines and carriage returns are shown as `\\n`
+  and `\\r` like every other control character: a quoted newline is one cell to a spreadsheet but a forged
+  line to anyone who reads the file line by line (grep, a diff, an LMS log).
 - File names come from `grading.submissions.result_stem` (a safe slug, never the raw text); `file_stems`
   gives each student a distinct one, also on file systems that ignore case.
 """
@@ -144,7 +144,7 @@ NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 def csv_cell(text: object) -> str:
     """A text cell a spreadsheet shows as text and never runs as a formula; a plain number stays a number."""
-    text = visible(text, keep="\n\t")  # the csv module quotes a newline, not a lone \r (a spreadsheet's row end)
+    text = visible(text, keep="\t")  # no line breaks: one row is one line, read by a spreadsheet or by grep
     stripped = text.lstrip(" ")
     if stripped.startswith(FORMULA_STARTS) and not NUMBER.match(text.strip()):
         return "'" + text
