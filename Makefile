@@ -8,13 +8,14 @@ OUT ?=
 ROSTER ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
+.PHONY: help setup test grade review assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
         sweep mutants sandbox-tools browser-tools clean \
         report-screenshots
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
 	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv]  grade a class (default: the demo class)"
+	@echo "make review [OUT=dir]             score the quiz answers grading left to you, on a local page (default OUT: out/demo)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
 	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
@@ -61,6 +62,11 @@ test: setup
 
 grade: setup
 	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")
+
+# The quiz answers `make grade` left to a person, on a page served on 127.0.0.1; then `make grade` again with
+# the same OUT applies the decisions. Nothing to review: one sentence, no page.
+review: $(STAMP)
+	$(PY) -m autograder.cli review "$(or $(OUT),out/demo)"
 
 assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import errno
+import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -183,13 +185,36 @@ def report_roster(joined, out: Path) -> None:
                       + ", ".join(e.name for e in joined.without_submission[:10]))
 
 
+def review_command(out: Path) -> str:
+    """The review command that works where the grading was started: `make review` under make (which runs in
+    the kit's folder), else this environment's `attnkit`, named by its path when it is not on PATH."""
+    def shown(path: Path) -> str:
+        absolute = path.absolute()
+        return str(absolute.relative_to(Path.cwd())) if absolute.is_relative_to(Path.cwd()) else str(absolute)
+
+    if os.environ.get("MAKELEVEL"):
+        if out.absolute() == (paths.ROOT / "out" / "demo").absolute():
+            return "make review"
+        return f"make review OUT={shlex.quote(shown(out))}"
+    script = Path(sys.executable).with_name("attnkit")
+    on_path = shutil.which("attnkit")
+    if on_path and script.exists() and Path(on_path).resolve() == script.resolve():
+        program = "attnkit"
+    elif script.exists():
+        program = shlex.quote(str(script.absolute()))  # works from any folder
+    else:
+        program = f"{shlex.quote(sys.executable)} -m autograder.cli"
+    return f"{program} review {shlex.quote(shown(out))}"
+
+
 def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> None:
     """A closing summary that fits a screen; every student's row is in OUT/summary.txt."""
     from .reporting.summary import closing_summary
 
     pending = sum(q.pending for r in results for q in r.quizzes)
     if pending:
-        console.print(f"{pending:g} quiz point(s) wait for review (pending, not 0): run `attnkit review {out}`")
+        console.print(f"{pending:g} quiz point(s) wait for review (pending, not 0): run `{review_command(out)}`",
+                      markup=False, highlight=False, soft_wrap=True)
     errors = sum(len(r.grader_errors) for r in results)
     if errors:
         console.print(f"[bold red]{errors} checks hit a grader problem (not the students' fault); "
@@ -219,11 +244,18 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
     from .quiz.review import write_review
 
     try:
-        path, groups, answers = write_review(out, load_quizzes(paths.QUIZZES_DIR))
+        path, groups, answers, unapplied = write_review(out, load_quizzes(paths.QUIZZES_DIR))
     except (FileNotFoundError, ValueError) as exc:
-        console.print(f"[bold red]{exc}[/]")
+        console.print(str(exc), style="bold red", markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
-    console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}")
+    if not groups:  # one sentence, and no page to open
+        console.print(f"Nothing to review in {out}: every decision is made in {path}; grade again with the same "
+                      f"OUT folder to apply {unapplied} of them." if unapplied else
+                      f"Nothing to review in {out}: no quiz answer waits for a person.",
+                      markup=False, highlight=False, soft_wrap=True)
+        return
+    console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}",
+                  markup=False, highlight=False, soft_wrap=True)
     if file_only:
         console.print("Fill in each group's score, then grade again with the same --out folder.")
         return

@@ -137,8 +137,16 @@ def _grade_code(q: Question, given: Any, context: GradingContext) -> Outcome:
 
 def _from_verdict(q: Question, given: Any, context: GradingContext, verdict: Verdict) -> Outcome:
     if verdict.equal is None:
-        return judged_by_person(q, given, context, verdict.message.split(";")[0], _slip_suggestion(q, given))
+        why = verdict.message.split(";")[0]
+        return judged_by_person(q, given, context, why, _slip_suggestion(q, given) or _unread_suggestion(q, why))
     return Outcome(q.points if verdict.equal else 0.0, verdict.message)
+
+
+def _unread_suggestion(q: Question, why: str) -> Suggestion:
+    """A formula or code answer the grader could not read or run, and no slip explains: as written it computes
+    nothing, so the hint is 0 (a teacher who reads a right answer in it raises it)."""
+    return Suggestion(0.0, f"as written it gives no result ({why[:1].lower() + why[1:].rstrip('.')}); 0 unless you read a right answer in it",
+                      None)
 
 
 def _slip_suggestion(q: Question, given: Any) -> Suggestion | None:

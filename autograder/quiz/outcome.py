@@ -89,9 +89,11 @@ def wrong_answer(q: Question, given: Any, context: GradingContext, message: str,
     if listed is not None and listed.points is not None:
         verdict = "Partial credit" if listed.points else "Incorrect"
         return Outcome(listed.points, f"{verdict}: {listed.says.rstrip('.')}.")
-    if listed is not None:
+    if listed is not None:  # formulas and code have no rubric: a wrong answer's hint is 0, the teacher's to raise
+        rubric = rubric_score(q, given)
         return judged_by_person(q, given, context, "This answer is read by a person",
-                                 Suggestion(rubric_score(q, given), named(listed), f"misconception: {listed.says}"))
+                                 Suggestion(0.0 if rubric is None else rubric, named(listed),
+                                            f"misconception: {listed.says}"))
     if q.wrong_answers == "zero" or q.type in ("multiple_choice", "true_false"):
         return Outcome(0.0, message)
     why = message.removeprefix("Incorrect: ").rstrip(".")
