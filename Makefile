@@ -18,7 +18,7 @@ help:
 	@echo "make review [OUT=dir]             score the quiz answers grading left to you, on a local page (default OUT: out/demo)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
-	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
+	@echo "make gradescope [OUT=dir]         build the Gradescope autograder zip into dist/ (with OUT: its review decisions)"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 	@echo "make browser-tools                install Debian's chromium where possible (the review page's browser test)"
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox), then bench-startup"
@@ -78,7 +78,7 @@ release: $(STAMP)
 	$(PY) -m autograder.cli release
 
 gradescope: $(STAMP)
-	$(PY) -m autograder.cli gradescope
+	$(PY) -m autograder.cli gradescope $(if $(OUT),--review "$(OUT)")
 
 clean:
 	rm -rf out dist build *.egg-info

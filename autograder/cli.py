@@ -294,11 +294,25 @@ def release(out: Path) -> None:
 @main.command()
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               default=paths.ROOT / "dist" / "gradescope-autograder.zip")
-def gradescope(out: Path) -> None:
+@click.option("--review", "graded", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A graded OUT folder: bundle its review.yaml, so that a regrade on Gradescope applies the "
+                   "decisions made with `make review`.")
+def gradescope(out: Path, graded: Path | None) -> None:
     """Build the Gradescope autograder zip (same engine, graders and sandbox)."""
-    from .gradescope.build import build_zip
+    from .gradescope.build import ReviewRefused, build_zip, review_decisions
 
-    console.print(f"wrote {build_zip(out)}")
+    review = None
+    if graded is not None:
+        try:
+            review, decided, undecided = review_decisions(graded)
+        except ReviewRefused as exc:
+            refuse(f"{exc}.")
+    console.print(f"wrote {build_zip(out, review)}", markup=False, highlight=False, soft_wrap=True)
+    if review is not None:
+        console.print(f"with {decided} review decision(s) from {review}"
+                      + (f" ({undecided} group(s) still undecided stay pending)" if undecided else "")
+                      + ": upload it in the assignment's Configure Autograder, then Manage Submissions > "
+                        "Regrade all submissions to apply them.", markup=False, highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ from .misconceptions import named
 from .model import Misconception, Question
 from .suggest import Suggestion, rubric_score
 
+# Ends the feedback of an answer scored by the instructor's review decision (renderers count such answers).
+REVIEWED = "(graded by your instructor)"
+
 # Floats like 0.1 + 0.2 must still hit a tolerance of exactly 0.
 FLOAT_SLACK = 1e-9
 
@@ -109,7 +112,7 @@ def judged_by_person(q: Question, given: Any, context: GradingContext, why: str,
         score = min(max(decision.score, 0.0), q.points)
         feedback = decision.feedback or ("Correct." if score >= q.points else
                                          "Partial credit." if score else "Incorrect.")
-        return Outcome(score, f"{feedback} (graded by your instructor)")
+        return Outcome(score, f"{feedback} {REVIEWED}")
     points = f"{q.points:g} point{'' if q.points == 1 else 's'}"
     return Outcome(0.0, f"{why.rstrip('.')}: waiting for your instructor's review ({points} pending).", pending=True,
                    suggestion=suggestion)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..gradescope.visibility import KeyRelease, load_release, reveals_key
+from ..quiz.outcome import REVIEWED
 from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
 from ..sandbox.isolation import notice
 from .explain import count, failure_lines, label, plan_explanations, points
@@ -45,9 +46,11 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
               f"explained in \"{label(m.anchor)}\")" for m in plan.mistakes if m.anchor.visibility == "visible"]
     if any(t.status == GRADER_ERROR for t in result.tests):
         notes.append("Some checks hit a grader problem; your instructor will review them.")
+    notes += reviewed_notes(result.quizzes)
     pending = sum(q.pending for q in result.quizzes)
     if pending:
-        notes.append(f"{pending:g} quiz points wait for your instructor's review: not lost, not yet earned.")
+        notes.append(f"{pending:g} quiz points wait for your instructor's review: not lost, not yet earned. "
+                     f"The score above does not count them yet; it changes when your instructor regrades.")
     return {
         "score": result.score,
         "max_score": result.max_score,
@@ -58,6 +61,18 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
         "extra_data": {"isolation": result.isolation, "isolation_notice": isolation or "",
                        "fingerprint": result.fingerprint},
     }
+
+
+def reviewed_notes(quizzes) -> list[str]:
+    """What a regrade with the instructor's review decisions changed, in words that give no answer away: the
+    scores of those answers are in the quiz's own entry, released with the keys."""
+    notes = []
+    for quiz in quizzes:
+        reviewed = sum(1 for i in quiz.items if REVIEWED in i.feedback)
+        if reviewed:
+            notes.append(f"Quiz {quiz.quiz_id}: your instructor has scored {count(reviewed, 'answer')} the grader "
+                         f"left to a person; those points are now in your score.")
+    return notes
 
 
 @lru_cache(maxsize=1)
