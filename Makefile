@@ -30,15 +30,32 @@ help:
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
+# torch's CPU build from PyTorch's CPU index when it answers (as the Gradescope image does); otherwise the
+# pinned version from pip's configured index (a local CPU wheel, or PyPI's, which is the CUDA build on Linux).
+# The last line says which build was installed.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
+
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	if $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2> /dev/null; then \
+	  $(PY) -m pip install --quiet --index-url $(TORCH_CPU_INDEX) "$(TORCH_PIN)" || $(PY) -m pip install --quiet "$(TORCH_PIN)"; \
+	else echo "$(TORCH_CPU_INDEX) does not answer: torch from pip's configured index"; \
+	  $(PY) -m pip install --quiet "$(TORCH_PIN)"; fi
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 > /dev/null
+	@$(PY) -c "import torch; print('torch', torch.__version__, 'CUDA build' if torch.version.cuda else 'CPU build')"
 	touch $(STAMP)
 
-setup: $(STAMP) sandbox-tools browser-tools
+# The kit's own test tooling (pytest-xdist, uv, playwright): `make test` only, never `make grade`.
+TEST_STAMP := $(VENV)/.test-installed-stamp
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	touch $(TEST_STAMP)
+
+setup: $(TEST_STAMP) sandbox-tools browser-tools
 
 # bubblewrap gives student code its own namespaces; without it the kit confines student code with
 # Landlock and seccomp (Linux 5.13+), and refuses to grade where neither works (docs/isolation.md).
@@ -60,7 +77,7 @@ TEST_WORKERS ?= 2
 test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
-grade: setup
+grade: $(STAMP) sandbox-tools
 	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")
 
 # The quiz answers `make grade` left to a person, on a page served on 127.0.0.1; then `make grade` again with
@@ -85,7 +102,7 @@ clean:
 
 # Needs chromium (apt-get install chromium). Writes out/screenshots/*.png: the demo class's report and
 # reports of in-memory classes that show every heatmap state, diagnoses and quiz item statistics.
-report-screenshots: grade
+report-screenshots: grade $(TEST_STAMP)
 	$(PY) -m tests.report_screenshots --out out/screenshots
 
 bench: setup

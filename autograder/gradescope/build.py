@@ -16,7 +16,7 @@ from .. import paths
 FILES = Path(__file__).resolve().parent / "files"
 FIXED_TIME = (2024, 1, 1, 0, 0, 0)
 EXECUTABLE = ("setup.sh", "run_autograder")
-TESTS_ONLY = "# tests only"  # a requirement marked so is the kit's own tests' (a browser driver): not shipped
+TESTS_ONLY = "# tests only"  # a requirement so marked is left out (the test tooling has requirements-test.txt)
 
 
 def kit_files() -> dict[str, Path]:

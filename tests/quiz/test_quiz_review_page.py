@@ -115,7 +115,7 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("playwright is not installed (requirements.txt pins it)")
+        pytest.skip("playwright is not installed (requirements-test.txt pins it: make test installs it)")
     if not CHROMIUM.is_file():
         pytest.skip(f"no chromium at {CHROMIUM}: `make browser-tools` (or apt-get install chromium) installs it")
     return sync_playwright
