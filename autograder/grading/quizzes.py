@@ -170,5 +170,14 @@ def convert(graded, folder: Path) -> QuizResult:
 def feedback_for(item) -> str:
     parts = [item.feedback] if item.feedback else []
     if item.score < item.max_score and not item.pending:
-        parts.append(f"Expected: {item.correct_answer}. {item.explanation}".strip())
+        parts.append(expected(str(item.correct_answer), item.explanation or ""))
     return " ".join(p.strip() for p in parts if p and p.strip())
+
+
+def expected(answer: str, explanation: str) -> str:
+    """"Expected: <key>. <explanation>", the key said once: an explanation that opens with it ("False. The
+    softmax ...") keeps only what follows."""
+    key, explanation = answer.strip().rstrip("."), explanation.strip()
+    if key and explanation[: len(key)].casefold() == key.casefold() and not explanation[len(key):][:1].isalnum():
+        explanation = explanation[len(key):].lstrip(" .,:;!-–—")
+    return f"Expected: {key}. {explanation}".strip()

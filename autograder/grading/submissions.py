@@ -199,6 +199,17 @@ def parse_check(text: str) -> tuple[str | None, SyntaxError | None]:
     return None, None
 
 
+def not_handed_in_problem(assignment: str) -> str:
+    return f"no {assignment}.py or {assignment}.ipynb in the submission"
+
+
+def not_handed_in(problem: str) -> str | None:
+    """The assignment a problem says was not handed in (no file of it anywhere), or None: any other problem is
+    a file handed in that could not be graded."""
+    found = re.fullmatch(r"no (\S+)\.py or \1\.ipynb in the submission", problem)
+    return found.group(1) if found else None
+
+
 def choose(folder: Path, root: Path, assignment: str, stub_text: dict[str, str]) -> tuple[SourceFile, str | None]:
     """Pick the student's file for one assignment in `root` (the student's `folder` or its one sub-folder),
     or in `root/<assignment>/`. Returns it with where it was found when that is not the top. With both
@@ -213,7 +224,7 @@ def choose(folder: Path, root: Path, assignment: str, stub_text: dict[str, str])
         if present:
             break
     if not present:
-        return SourceFile(assignment, None, problem=f"no {assignment}.py or {assignment}.ipynb in the submission"), None
+        return SourceFile(assignment, None, problem=not_handed_in_problem(assignment)), None
     where = present[0][0].parent.relative_to(folder).as_posix()
     where = None if where == "." else where
     read = [read_file(folder, p, assignment, kind) for p, kind in present]

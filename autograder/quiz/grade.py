@@ -32,6 +32,9 @@ from .normalize import normalize_answer, sentence_forms
 from .notation import Vocabulary
 from .suggest import Suggestion, reading, rubric_score, suggest, why_not_pinned
 
+NO_ANSWER_FILE = "no answer file "  # opens the problem of a quiz whose answer file was not handed in
+
+
 def answer_file_name(quiz: Quiz) -> str:
     """Name of the answer file a student hands in for `quiz`: quiz_<quiz id>.yaml."""
     return f"quiz_{quiz.id}.yaml"
@@ -280,7 +283,7 @@ def answer_path(quiz: Quiz, submission_dir: Union[str, Path]) -> Path | str:
     name = answer_file_name(quiz)
     path = Path(submission_dir) / name
     if not path.exists() and not path.is_symlink():
-        return f"no answer file {name} handed in, quiz scored 0"
+        return f"{NO_ANSWER_FILE}{name} handed in, quiz scored 0"
     if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_ANSWER_BYTES:
         return f"{name} is not a regular file under {MAX_ANSWER_BYTES >> 10} KiB, quiz scored 0"
     return path

@@ -85,7 +85,8 @@ def overview_section(results: list[StudentResult]) -> str:
         ["maximum possible", num(o["max_score"])],
         ["full marks", num(o["full_marks"])],
         ["passed every code test", num(o["passed_every_test"])],
-        ["with files missing or unreadable", num(o["ungradable"])],
+        ["with a file not handed in", num(o["not_handed_in"])],
+        ["with a file handed in that could not be graded", num(o["ungradable"])],
         ["grader problems (checks)", num(o["grader_problems"])],
     ]
     return '<h2 id="overview">Class overview</h2>' + table(["", "value"], rows)

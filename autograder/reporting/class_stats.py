@@ -27,6 +27,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from ..grading.submissions import not_handed_in
 from ..results import FAILED, PASSED, StudentResult, TestResult
 from .explain import plan_explanations
 
@@ -90,7 +91,9 @@ def score_overview(results: list[StudentResult]) -> dict[str, float | int | None
         "max_score": max((r.max_score for r in results), default=0.0),
         "full_marks": sum(1 for r in results if r.max_score and r.score >= r.max_score),
         "passed_every_test": sum(1 for r in results if r.tests and all(t.status == PASSED for t in r.tests)),
-        "ungradable": sum(1 for r in results if r.problems),
+        # a file handed in that could not be read or was refused; a file not handed in is counted apart
+        "ungradable": sum(1 for r in results if any(not not_handed_in(p) for p in r.problems)),
+        "not_handed_in": sum(1 for r in results if any(not_handed_in(p) for p in r.problems)),
         "grader_problems": sum(len(r.grader_errors) for r in results),
     }
 

@@ -5,6 +5,7 @@ A diagnosed mistake is explained once (see explain.py); other checks it fails po
 from __future__ import annotations
 
 from ..results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult
+from .blank import blank_assignments, student_line
 from .explain import Plan, count, failure_lines, label, plan_explanations, points
 
 MARK = {PASSED: "passed", FAILED: "FAILED", GRADER_ERROR: "not graded (grader problem)"}
@@ -37,9 +38,12 @@ def feedback_markdown(result: StudentResult) -> str:
     lines += ["| question | score |", "|---|---|"]
     lines += [f"| {q} | {s:g} / {m:g} |" for q, (s, m) in result.question_scores().items()]
     lines += mistakes_summary(plan)
+    blank = blank_assignments(result)
+    if blank:  # one line, not one "not implemented yet" per check
+        lines += ["", student_line(result, blank)]
     current = None
     for test in result.tests:
-        if test.visibility == "hidden":
+        if test.visibility == "hidden" or test.assignment in blank:
             continue
         if test.assignment != current:
             current = test.assignment

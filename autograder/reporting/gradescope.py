@@ -13,6 +13,7 @@ from ..gradescope.visibility import KeyRelease, load_release, reveals_key
 from ..quiz.outcome import REVIEWED
 from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
 from ..sandbox.isolation import notice
+from .blank import blank_assignments, student_line
 from .explain import count, failure_lines, label, plan_explanations, points
 
 
@@ -42,6 +43,9 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
                       "status": "failed" if result.isolation == "rlimits" else "passed", "output": isolation,
                       "visibility": "hidden", "tags": ["isolation"]})
     notes = list(result.problems) + list(result.notes)
+    blank = blank_assignments(result)
+    if blank:
+        notes.append(student_line(result, blank))
     notes += [f"Mistake found: {m.diagnosis.title} ({points(m.points_lost)} in {count(len(m.tests), 'check')}; "
               f"explained in \"{label(m.anchor)}\")" for m in plan.mistakes if m.anchor.visibility == "visible"]
     if any(t.status == GRADER_ERROR for t in result.tests):

@@ -40,7 +40,10 @@ def plain_summary(results: list[StudentResult]) -> str:
         students = {student for entry in undiagnosed for student, _ in entry.students}
         lines.append(f"Failed for no diagnosed reason: {sum(len(e.students) for e in undiagnosed)} failure(s) of "
                      f"{len(undiagnosed)} check(s), {len(students)} student(s); listed in the report")
-    lines.append(f"Ungradable submissions: {overview['ungradable']} student(s) with files that could not be graded")
+    lines.append(f"Could not be graded: {overview['ungradable']} student(s) (a file handed in that could not be "
+                 "read or was refused)")
+    if overview["not_handed_in"]:
+        lines.append(f"Not handed in: {overview['not_handed_in']} student(s) without a code file of an assignment")
     lines.append(f"Grader problems (not the students' fault): {overview['grader_problems']} check(s)")
     for mode, students in weak_isolation(results).items():
         lines.append(f"{len(students)} student(s) graded with isolation '{mode}'. {notice(mode)}")
@@ -48,6 +51,18 @@ def plain_summary(results: list[StudentResult]) -> str:
 
 
 SHOWN_STUDENTS = 10  # students listed under "needs your attention" in the terminal; all are in the report
+REASON_WIDTH = 110   # characters of a reason in the terminal; every reason is whole in summary.txt and the report
+
+
+def shortened(text: str, width: int) -> str:
+    """`text` whole when it fits, else cut at the last space that leaves room for " …" (a word is never cut
+    unless it alone is wider than the line)."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1].rstrip()
+    head = cut.rsplit(" ", 1)[0] if " " in cut else cut[: width - 2]
+    return head.rstrip(" ,;:") + " …"
 
 
 def distribution(results: list[StudentResult], bands: int = 5, width: int = 30) -> list[str]:
@@ -77,7 +92,7 @@ def attention_lines(found: list[Attention], skipped: list[str], full_list: str) 
         for student, items in list(students.items())[:SHOWN_STUDENTS]:
             first = items[0]
             more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
-            lines.append(f"  {student}: {first.kind}: {first.reason[:110]}{more}")
+            lines.append(f"  {student}: {first.kind}: {shortened(first.reason, REASON_WIDTH)}{more}")
         if len(students) > SHOWN_STUDENTS:
             lines.append(f"  ... and {len(students) - SHOWN_STUDENTS} more student(s): every one in {full_list}")
     else:

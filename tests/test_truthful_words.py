@@ -1,0 +1,108 @@
+"""What the teacher and the student read is true, whole and short (issue 30), read from what `attnkit grade`
+wrote for a class with a blank handout, a missing file, an unreadable file and missing quiz files; and the
+quiz feedback of every shipped question."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from autograder import paths
+from autograder.grading.quizzes import feedback_for
+from autograder.quiz import load_quizzes
+from autograder.quiz.grade import grade_question
+from autograder.reporting.summary import shortened
+from tests.classroom import solution_text, stub_text, write_class
+
+TF_WRONG = "att-02: true\n"  # a wrong verdict: the feedback shows the key
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("words")
+    classdir = write_class(base / "class", {
+        "blank": {f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS},          # the handout, untouched
+        "half": {"attention_scores.py": solution_text("attention_scores"), "quiz_attention.yaml": TF_WRONG},
+        "broken": {"attention_scores.py": b"\x00\x01\x02binary", **{
+            "single_head_attention.py": solution_text("single_head_attention")}},
+        "full": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS},
+    })
+    out = base / "out"
+    run = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", str(classdir), "--out", str(out),
+                          "--workers", "1"], cwd=paths.ROOT, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return out, run.stderr, (out / "summary.txt").read_text(encoding="utf-8")
+
+
+def attention_entries(summary: str) -> list[str]:
+    return [line.strip() for line in summary.split("Needs your attention (every student, every reason):")[1]
+            .splitlines() if line.startswith("  ")]
+
+
+@pytest.mark.slow
+def test_a_file_not_handed_in_is_not_called_ungradable(graded):
+    _, terminal, summary = graded
+    terminal = " ".join(terminal.split())
+    assert "Could not be graded: 1 student(s) (a file handed in that could not be read or was refused)" in terminal
+    assert "Not handed in: 1 student(s) without a code file" in terminal
+    entries = attention_entries(summary)
+    assert "half: not handed in: no single_head_attention.py or single_head_attention.ipynb in the submission" \
+        in entries
+    assert not [e for e in entries if e.startswith("half: not graded")]
+
+
+@pytest.mark.slow
+def test_quiz_files_that_do_not_exist_are_not_answers_not_read(graded):
+    _, terminal, summary = graded
+    assert "quiz answers not read" not in terminal and "quiz answers not read" not in summary
+    entries = attention_entries(summary)
+    assert "half: not handed in: quiz attention_score: no answer file quiz_attention_score.yaml handed in, " \
+           "quiz scored 0" in entries
+
+
+@pytest.mark.slow
+def test_a_blank_handout_is_one_line_to_the_student_and_one_entry_for_the_teacher(graded):
+    out, _, summary = graded
+    feedback = (out / "feedback" / "blank.md").read_text(encoding="utf-8")
+    assert "not implemented yet" not in feedback
+    assert feedback.count("You handed in the blank handout") == 1
+    entries = [e for e in attention_entries(summary) if e.startswith("blank:")]
+    assert entries == ["blank: blank handout: attention_scores and single_head_attention handed in as "
+                       "given out (nothing implemented), no quiz answer file"]
+    assert (out / "feedback" / "full.md").read_text(encoding="utf-8").count("blank handout") == 0
+
+
+@pytest.mark.slow
+def test_the_terminal_cuts_no_word(graded):
+    _, terminal, _ = graded
+    for line in terminal.splitlines():
+        assert not re.search(r"\w\.\.\.$|\w…$", line) or line.endswith(" …"), line
+
+
+@pytest.mark.parametrize("text", ["short enough", "word " * 40, "a" * 300, "x" * 100 + " " + "y" * 30,
+                                  "quiz attention: " + "averyveryverylongwordwithoutspaces" * 5])
+def test_shortened_ends_on_a_whole_word_with_an_ellipsis(text):
+    cut = shortened(text, 110)
+    assert len(cut) <= 110
+    if len(text) <= 110:
+        assert cut == text
+    else:
+        assert cut.endswith(" …") and text.startswith(cut[:-2])
+        rest = text[len(cut) - 2:]
+        assert not re.match(r"\w", rest) or " " not in text[:110], (cut, rest)  # a word is never cut
+
+
+def test_quiz_feedback_never_says_the_expected_answer_twice():
+    """`Expected: False. False. ...`: an explanation that opens with the key is not preceded by it again."""
+    for quiz in load_quizzes(paths.QUIZZES_DIR).values():
+        for question in quiz.questions:
+            if question.type != "true_false":
+                continue
+            item = grade_question(question, "false" if question.answer else "true")
+            text = feedback_for(item)
+            assert "Expected:" in text and item.score == 0
+            answer = question.correct_answer_text()
+            assert not re.search(rf"Expected: {answer}\W+{answer}\b", text, re.I), text
+            assert question.explanation.strip().split(".", 1)[-1].strip()[:20] in text
