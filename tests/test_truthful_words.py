@@ -106,3 +106,37 @@ def test_quiz_feedback_never_says_the_expected_answer_twice():
             answer = question.correct_answer_text()
             assert not re.search(rf"Expected: {answer}\W+{answer}\b", text, re.I), text
             assert question.explanation.strip().split(".", 1)[-1].strip()[:20] in text
+
+
+def grader_docstrings():
+    import ast
+
+    for path in sorted(paths.GRADERS_DIR.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                yield node.name, ast.get_docstring(node, clean=False) or ""
+
+
+def test_every_check_title_is_whole():
+    """A title wrapped over two source lines ("... keeps the graph and" / "leaves its inputs alone") is shown
+    whole: the first paragraph of the docstring, never its first line alone."""
+    from autograder.grading.plugin import check_title
+
+    wrapped = 0
+    for name, doc in grader_docstrings():
+        title = check_title(doc, name)
+        paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+        assert title == paragraph, name
+        assert not re.search(r"\b(and|or|the|a|of|to|with|by|for|in|,)$", title), (name, title)
+        wrapped += "\n" in doc.strip().split("\n\n", 1)[0]
+    assert wrapped, "some title is wrapped in the source, or this test proves nothing"
+
+
+@pytest.mark.slow
+def test_a_wrapped_title_reaches_the_student_whole(graded):
+    import json
+
+    out, _, _ = graded
+    names = [t["name"] for t in json.loads((out / "results" / "full.json").read_text(encoding="utf-8"))["tests"]]
+    assert any(n.endswith("keeps the graph and leaves its inputs alone") for n in names)
+    assert not any(n.endswith(" and") for n in names)
