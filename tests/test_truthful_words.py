@@ -140,3 +140,36 @@ def test_a_wrapped_title_reaches_the_student_whole(graded):
     names = [t["name"] for t in json.loads((out / "results" / "full.json").read_text(encoding="utf-8"))["tests"]]
     assert any(n.endswith("keeps the graph and leaves its inputs alone") for n in names)
     assert not any(n.endswith(" and") for n in names)
+
+
+def test_one_class_mean_stated_everywhere():
+    """The terminal, the report's overview and its heatmap footer give one mean, over every student, with a part
+    not handed in counted 0, and say so."""
+    from autograder.reporting.class_report import class_report_html
+    from autograder.reporting.class_stats import CLASS_MEAN
+    from autograder.reporting.summary import plain_summary
+    from tests.report_classes import check, student
+
+    results = [student("ann", [check("test_a", "passed", 2.0), check("test_b", "passed", 2.0)]),
+               student("bob", [check("test_a", "failed", 2.0, attempted=False), check("test_b", "passed", 2.0)],
+                       problems=("no attention_scores.py or attention_scores.ipynb in the submission",))]
+    report = class_report_html(results)
+    assert f"mean 3.0 / 4 ({CLASS_MEAN})" in plain_summary(results)
+    assert f"class mean ({CLASS_MEAN})" in report and "(scored)" not in report
+    footer = report.split("<tfoot>")[1].split("</tfoot>")[0]
+    assert '<td class="cell num">75%</td>' in footer and '<td class="num">3.0</td>' in footer  # 4 of 4, 2 of 4
+
+
+def test_instructor_only_probes_stay_out_of_the_pass_rate_chart(monkeypatch):
+    from autograder.reporting import plots
+    from autograder.reporting.class_report import class_report_html
+    from tests.report_classes import check, student
+
+    drawn = []
+    real = plots.pass_rate_png
+    monkeypatch.setattr(plots, "pass_rate_png", lambda labels, *rest: drawn.append(labels) or real(labels, *rest))
+    probe = dict(points=0.0, visibility="hidden")
+    results = [student(s, [check("test_a", "passed", 2.0), check("test_probe", "failed", **probe)]) for s in "ab"]
+    report = class_report_html(results)
+    assert drawn == [["test_a"]]
+    assert "test_probe" in report  # still in the table, marked hidden

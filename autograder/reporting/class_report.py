@@ -14,8 +14,9 @@ from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap
 from .attention import GRADER, counts, needs_attention
-from .class_stats import (ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes, grader_problems,
-                          item_analysis, percent, score_overview, test_stats, undiagnosed_failures, weak_isolation)
+from .class_stats import (CLASS_MEAN, ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes,
+                          grader_problems, item_analysis, percent, score_overview, test_stats, undiagnosed_failures,
+                          weak_isolation)
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; color: #222; }
@@ -79,7 +80,7 @@ def overview_section(results: list[StudentResult]) -> str:
         return "<h2>Class overview</h2><p>No students were graded: there is nothing to report.</p>"
     rows = [
         ["students graded", num(o["students"])],
-        ["mean score", num(o["mean"], "{:.2f}")],
+        [f"class mean ({CLASS_MEAN})", num(o["mean"], "{:.2f}")],
         ["median score", num(o["median"])],
         ["lowest / highest", f'<td class="num">{o["min"]:g} / {o["max"]:g}</td>'],
         ["maximum possible", num(o["max_score"])],
@@ -136,7 +137,9 @@ def pass_rate_section(results: list[StudentResult]) -> str:
     stats = test_stats(results)
     if not stats:
         return '<h2 id="tests">Pass rate of every grader test</h2><p>No tests were run.</p>'
-    rated = [s for s in stats if s.pass_rate is not None]
+    # instructor-only zero-point probes (hidden flags) stay in the table, out of the chart: they test no skill
+    probes = {t.test_id for r in results for t in r.tests if t.max_score == 0 and t.visibility == "hidden"}
+    rated = [s for s in stats if s.pass_rate is not None and s.test_id not in probes]
     targets = {t.test_id: t.tags for r in results for t in r.tests}
     plots = charts(results)
     chart = "" if not rated else NO_CHARTS if plots is None else image(plots.pass_rate_png(
@@ -152,7 +155,8 @@ def pass_rate_section(results: list[StudentResult]) -> str:
                      num(None if s.pass_rate is None else 100 * s.pass_rate, "{:.0f}%")])
     return ('<h2 id="tests">Pass rate of every grader test</h2><p class="muted">Grouped by assignment / question. '
             "Grader problems are left out of the pass rate. <em>Targets</em> are the test's tags: what it was "
-            "written to catch, not what any student did.</p>" + chart
+            "written to catch, not what any student did. The chart leaves out zero-point checks only you see "
+            "(hidden), listed in the table.</p>" + chart
             + table(["test", "targets", "passed", "failed", "grader problem", "pass rate"], rows, "pass-rates"))
 
 

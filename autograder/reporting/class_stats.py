@@ -80,6 +80,11 @@ def percent(result: StudentResult) -> float:
     return 100.0 * result.score / result.max_score if result.max_score else 0.0
 
 
+# The one class mean the kit shows (terminal, report overview, heatmap footer): over every graded student, a
+# part not handed in, blank or unreadable counting 0; quiz points waiting for review are not counted yet.
+CLASS_MEAN = "every student; a part not handed in counts 0"
+
+
 def score_overview(results: list[StudentResult]) -> dict[str, float | int | None]:
     scores = [r.score for r in results]
     return {

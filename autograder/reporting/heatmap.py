@@ -12,7 +12,7 @@ import html
 from dataclasses import dataclass
 
 from ..results import FAILED, GRADER_ERROR, QuizResult, StudentResult, TestResult
-from .class_stats import percent
+from .class_stats import CLASS_MEAN, percent
 
 SCORE, NOT_ATTEMPTED, UNREADABLE, GRADER_PROBLEM = "score", "not-attempted", "unreadable", "grader-problem"
 QUIZ = "quiz:"
@@ -158,10 +158,14 @@ def heatmap_html(results: list[StudentResult]) -> str:
 
 
 def footer(rows: list[tuple[StudentResult, list[Cell]]], width: int) -> str:
-    """Mean share per question over the students who were scored on it (other states left out)."""
+    """Mean share per question over every student (class_stats.CLASS_MEAN: a part not handed in, blank or
+    unreadable counts 0), and the class mean of the totals under the total column."""
     cells = []
     for index in range(width):
-        shares = [c.share for _, row in rows if (c := row[index]).share is not None]
+        shares = [c.score / c.max_score for _, row in rows if (c := row[index]).max_score]
         cells.append('<td class="cell num">' + (f"{100 * sum(shares) / len(shares):.0f}%" if shares else "—")
                      + "</td>")
-    return f'<tfoot><tr><th scope="row">class mean (scored)</th>{"".join(cells)}<td></td></tr></tfoot>'
+    totals = [result.score for result, _ in rows]
+    mean = f'<td class="num">{sum(totals) / len(totals):.1f}</td>' if totals else "<td></td>"
+    return (f'<tfoot><tr><th scope="row" title="{esc(CLASS_MEAN)}">class mean ({esc(CLASS_MEAN)})</th>'
+            f'{"".join(cells)}{mean}</tr></tfoot>')

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ..results import StudentResult
 from .attention import Attention, counts, needs_attention
 from ..sandbox.isolation import notice
-from .class_stats import (diagnosed_mistakes, hardest_tests, score_overview, test_stats, undiagnosed_failures,
-                          weak_isolation)
+from .class_stats import (CLASS_MEAN, diagnosed_mistakes, hardest_tests, score_overview, test_stats,
+                          undiagnosed_failures, weak_isolation)
 
 
 def plain_summary(results: list[StudentResult]) -> str:
@@ -15,7 +15,7 @@ def plain_summary(results: list[StudentResult]) -> str:
         return "Class summary: no students were graded.\n"
     top = overview["max_score"]
     lines = [
-        f"Class summary: {overview['students']} students, mean {overview['mean']:.1f} / {top:g}, "
+        f"Class summary: {overview['students']} students, mean {overview['mean']:.1f} / {top:g} ({CLASS_MEAN}), "
         f"median {overview['median']:g}, full marks {overview['full_marks']}, "
         f"every code test passed {overview['passed_every_test']}",
     ]
