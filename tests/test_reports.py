@@ -468,7 +468,7 @@ def test_report_heatmap_shows_every_cell_state_with_a_legend():
     assert {span.attrs["class"] for span in legend.iter("span", class_="swatch")} >= {
         "swatch not-attempted", "swatch unreadable", "swatch grader-problem"}
     footer = [td.text() for td in document.find("table", id="heatmap").find("tfoot").iter("td")]
-    assert footer[0] == "86%"  # dot_scores over the seven students scored on it (gus's file was unreadable)
+    assert footer[0] == "75%"  # dot_scores over all eight students: gus (an unreadable file) counts 0 (6 of 8)
 
 
 # ---------- (j) chart labels never overlap ----------
