@@ -164,7 +164,8 @@ def test_review_decisions_reach_gradescope_in_a_regrade(autograder_root, tmp_pat
     answers = {"ada": "how strongly query i likes key j", "alan": "the affinity of q_i for k_j"}
     handed_in = {student: {**{f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS},
                            "quiz_attention_score.yaml": f"sc-01: |-\n  {text}\n"} for student, text in answers.items()}
-    before = {student: run_autograder(autograder_root, files)[0] for student, files in handed_in.items()}
+    regraded = "ada"  # Gradescope runs each submission alike: one is enough to show the round trip
+    before = {regraded: run_autograder(autograder_root, handed_in[regraded])[0]}
     for data in before.values():
         assert "2 quiz points wait for your instructor's review" in data["output"]
         assert "does not count them yet" in data["output"]
@@ -205,7 +206,7 @@ def test_review_decisions_reach_gradescope_in_a_regrade(autograder_root, tmp_pat
         assert all(a.read(n) == b.read(n) for n in a.namelist())
         b.extract("review.yaml", autograder_root / "source")  # Gradescope unpacks the new zip into source/
     try:
-        after = {student: run_autograder(autograder_root, files)[0] for student, files in handed_in.items()}
+        after = {regraded: run_autograder(autograder_root, handed_in[regraded])[0]}
     finally:
         (autograder_root / "source" / "review.yaml").unlink()
     for student, data in after.items():

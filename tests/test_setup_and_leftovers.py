@@ -3,14 +3,14 @@ CPU build where PyTorch's CPU index answers (else the configured index's wheel, 
 nothing in TMPDIR, even where HOME cannot be written (matplotlib's font cache)."""
 from __future__ import annotations
 
-import os
 import re
+import shutil
 import subprocess
-import sys
 
 import pytest
 
 from autograder import paths
+from tests import settings
 from tests.classroom import solution_text, write_class
 
 TEST_TOOLING = {"pytest-xdist", "execnet", "playwright", "greenlet", "uv"}
@@ -48,16 +48,26 @@ def test_make_grade_installs_grading_only_and_make_test_everything(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_run_leaves_nothing_in_tmpdir_when_home_cannot_be_written(tmp_path):
-    classdir = write_class(tmp_path / "class", {s: {"attention_scores.py": solution_text("attention_scores")}
-                                                 for s in ("ann", "bob")})  # two students: the report has charts
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
-    env.update(HOME="/proc/attnkit-no-home", TMPDIR=str(scratch))  # not creatable, not even by root
-    run = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", str(classdir), "--out",
-                          str(tmp_path / "out"), "--workers", "1"], cwd=paths.ROOT, capture_output=True, text=True,
-                         env=env, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert b"<img" in (tmp_path / "out" / "report.html").read_bytes()  # the charts were drawn
-    assert sorted(p.name for p in scratch.iterdir()) == []
+@pytest.mark.parametrize("setting", [s for s in settings.SETTINGS if s.name in ("root-bwrap", "user-landlock")],
+                         ids=lambda s: s.name)
+def test_a_run_leaves_nothing_in_tmpdir_when_home_cannot_be_written(setting):
+    """As root with namespaces and as a normal user without them (tests/settings.py: the two ends; matplotlib's
+    fallback does not depend on the sandbox, only on whether HOME can be written)."""
+    if settings.unavailable(setting):
+        pytest.skip(settings.unavailable(setting))
+    base = settings.workspace(setting)
+    try:
+        classdir = write_class(base / "class", {s: {"attention_scores.py": solution_text("attention_scores")}
+                                                for s in ("ann", "bob")})  # two students: the report has charts
+        scratch = base / "tmp"
+        scratch.mkdir()
+        settings.give(base, setting)
+        env = {"HOME": "/proc/attnkit-no-home", "TMPDIR": str(scratch),  # not creatable, not even by root
+               "MPLCONFIGDIR": "", "XDG_CONFIG_HOME": "", "XDG_CACHE_HOME": ""}
+        run = settings.run(setting, ["-m", "autograder.cli", "grade", str(classdir), "--out", str(base / "out"),
+                                     "--workers", "1", "--isolation", setting.mode], env, timeout=900)
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert b"<img" in (base / "out" / "report.html").read_bytes()  # the charts were drawn
+        assert sorted(p.name for p in scratch.iterdir()) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -27,6 +27,7 @@ def private_matplotlib_home() -> None:
     """Call before matplotlib is imported; does nothing where matplotlib's own folders can be written."""
     if os.environ.get("MPLCONFIGDIR"):
         return
+    os.environ.pop("MPLCONFIGDIR", None)  # set but empty: matplotlib would ignore it as well
     try:
         home = Path.home()
     except RuntimeError:  # no HOME and no account: matplotlib falls back to TMPDIR too
