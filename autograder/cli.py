@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import errno
-import os
-import shlex
 import shutil
 import sys
 import tempfile
@@ -15,6 +13,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 
 from . import paths
+from .commands import default_out, grade_command, record_source, review_command
 
 console = Console(stderr=True)
 
@@ -60,8 +59,7 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             raise click.BadParameter(str(exc), param_hint="--roster") from None
 
     submissions = submissions or paths.DEMO_CLASS_DIR
-    out = out or paths.ROOT / "out" / ("demo" if submissions == paths.DEMO_CLASS_DIR else
-                                       submissions.name.removesuffix(".zip"))
+    out = out or default_out(submissions)
     refuse(refusal(submissions, out, workers))
     try:
         imported = import_class(submissions, out / STATE / IMPORT, list(paths.ASSIGNMENTS), shipped_stubs())
@@ -124,6 +122,7 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
             sys.exit(3)
         refuse(f"The results could not be written to {out} ({exc.strerror or type(exc).__name__}).")
+    record_source(out, submissions)  # `attnkit review` says how to grade again
     profiling.event("cli: outputs written")
     summarize(results, out, warnings, imported.skipped)
     profiling.event("cli: summary printed")
@@ -185,28 +184,6 @@ def report_roster(joined, out: Path) -> None:
                       + ", ".join(e.name for e in joined.without_submission[:10]))
 
 
-def review_command(out: Path) -> str:
-    """The review command that works where the grading was started: `make review` under make (which runs in
-    the kit's folder), else this environment's `attnkit`, named by its path when it is not on PATH."""
-    def shown(path: Path) -> str:
-        absolute = path.absolute()
-        return str(absolute.relative_to(Path.cwd())) if absolute.is_relative_to(Path.cwd()) else str(absolute)
-
-    if os.environ.get("MAKELEVEL"):
-        if out.absolute() == (paths.ROOT / "out" / "demo").absolute():
-            return "make review"
-        return f"make review OUT={shlex.quote(shown(out))}"
-    script = Path(sys.executable).with_name("attnkit")
-    on_path = shutil.which("attnkit")
-    if on_path and script.exists() and Path(on_path).resolve() == script.resolve():
-        program = "attnkit"
-    elif script.exists():
-        program = shlex.quote(str(script.absolute()))  # works from any folder
-    else:
-        program = f"{shlex.quote(sys.executable)} -m autograder.cli"
-    return f"{program} review {shlex.quote(shown(out))}"
-
-
 def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> None:
     """A closing summary that fits a screen; every student's row is in OUT/summary.txt."""
     from .reporting.summary import closing_summary
@@ -248,22 +225,25 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
     except (FileNotFoundError, ValueError) as exc:
         console.print(str(exc), style="bold red", markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
+    again = grade_command(out)
+    regrade = f"run `{again}`" if again else "grade again with the same OUT folder"
     if not groups:  # one sentence, and no page to open
-        console.print(f"Nothing to review in {out}: every decision is made in {path}; grade again with the same "
-                      f"OUT folder to apply {unapplied} of them." if unapplied else
+        console.print(f"Nothing to review in {out}: every decision is made in {path}; {regrade} to apply "
+                      f"{unapplied} of them." if unapplied else
                       f"Nothing to review in {out}: no quiz answer waits for a person.",
                       markup=False, highlight=False, soft_wrap=True)
         return
     console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}",
                   markup=False, highlight=False, soft_wrap=True)
     if file_only:
-        console.print("Fill in each group's score, then grade again with the same --out folder.")
+        console.print(f"Fill in each group's score, then {regrade} to apply the decisions.", markup=False,
+                      highlight=False, soft_wrap=True)
         return
     from .quiz.review_page.server import serve
 
     serve(out, port, announce=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
           open_browser=not no_open)
-    console.print("Grade again with the same --out folder to apply the decisions.")
+    console.print(f"To apply the decisions, {regrade}.", markup=False, highlight=False, soft_wrap=True)
 
 
 @main.command()

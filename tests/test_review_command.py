@@ -44,15 +44,15 @@ def printed_command(terminal: str) -> str:
     return found.group(1)
 
 
-def as_make_runs_it(command: str) -> list[str]:
+def as_make_runs_it(command: str, target: str = "review") -> list[str]:
     """What make would run for the printed `make review ...` (a dry run: the kit's set-up is not redone)."""
     words = shlex.split(command)
-    assert words[:2] == ["make", "review"], command
+    assert words[:2] == ["make", target], command
     dry = subprocess.run(["make", "--no-print-directory", "-n", *words[1:]], cwd=paths.ROOT, capture_output=True,
                          text=True, timeout=60)
     assert dry.returncode == 0, dry.stderr
     last = dry.stdout.strip().splitlines()[-1]
-    assert "autograder.cli review" in last, dry.stdout
+    assert f"autograder.cli {target}" in last, dry.stdout
     return shlex.split(last)
 
 
@@ -85,15 +85,17 @@ def test_the_printed_make_review_serves_the_page_and_then_says_when_nothing_is_l
                 group["score"] = 1
     (out / REVIEW_FILE).write_text(yaml.safe_dump(document), encoding="utf-8")
     done = subprocess.run(argv, cwd=paths.ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "BROWSER": "false"})
+                          env={**os.environ, "BROWSER": "false", "MAKELEVEL": "1"})
     said = " ".join(done.stderr.split())
     assert done.returncode == 0 and "review page" not in said
-    assert said == f"Nothing to review in {out}: every decision is made in {out / REVIEW_FILE}; grade again with " \
-                   "the same OUT folder to apply 1 of them."
+    regrade = f"make grade SUBMISSIONS={tmp_path / 'class'} OUT={out}"
+    assert said == f"Nothing to review in {out}: every decision is made in {out / REVIEW_FILE}; run `{regrade}` " \
+                   "to apply 1 of them."
 
-    # Graded again: the decision is applied, nothing waits, and the terminal prints no review command.
-    again = grade(tmp_path / "class", out, MAKELEVEL="1")
-    assert "wait for review" not in again
+    # Graded again with the command printed: the decision is applied, nothing waits, no review command is printed.
+    again = subprocess.run(as_make_runs_it(regrade, "grade"), cwd=paths.ROOT, capture_output=True, text=True,
+                           timeout=600)
+    assert again.returncode == 0 and "wait for review" not in again.stderr
     done = subprocess.run(argv, cwd=paths.ROOT, capture_output=True, text=True, timeout=120)
     assert " ".join(done.stderr.split()) == f"Nothing to review in {out}: no quiz answer waits for a person."
 
@@ -106,6 +108,12 @@ def test_the_printed_command_works_outside_make(tmp_path):
                          timeout=120, env={**os.environ, "PATH": "/usr/bin:/bin"})  # attnkit not on PATH
     assert run.returncode == 0, run.stderr
     assert "1 group(s) of answers" in run.stderr and (out / REVIEW_FILE).is_file()
+    said = " ".join(run.stderr.split())  # and how to grade again, as it works here (paths from this folder)
+    regrade = re.search(r"then run `([^`]+)` to apply the decisions", said).group(1)
+    assert regrade == f"{command.rsplit(' review ', 1)[0]} grade class --out out"
+    again = subprocess.run(regrade, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert again.returncode == 0 and "resuming: 1 of 1 already graded" in again.stderr, again.stderr[-2000:]
 
 
 def test_a_class_without_quiz_answers_to_read_writes_no_review_file(tmp_path):
