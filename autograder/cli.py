@@ -288,7 +288,10 @@ def gradescope(out: Path, graded: Path | None) -> None:
         except ReviewRefused as exc:
             refuse(f"{exc}.")
     console.print(f"wrote {build_zip(out, review)}", markup=False, highlight=False, soft_wrap=True)
-    if review is not None:
+    if review is not None and not decided:
+        console.print(f"{review} holds no decision yet ({undecided} group(s) to score): the zip applies none; run "
+                      f"`{review_command(graded)}` first.", markup=False, highlight=False, soft_wrap=True)
+    elif review is not None:
         console.print(f"with {decided} review decision(s) from {review}"
                       + (f" ({undecided} group(s) still undecided stay pending)" if undecided else "")
                       + ": upload it in the assignment's Configure Autograder, then Manage Submissions > "
