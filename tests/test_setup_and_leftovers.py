@@ -48,11 +48,11 @@ def test_make_grade_installs_grading_only_and_make_test_everything(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("setting", [s for s in settings.SETTINGS if s.name in ("root-bwrap", "user-landlock")],
-                         ids=lambda s: s.name)
+@pytest.mark.parametrize("setting", [s for s in settings.SETTINGS if s.name == "user-landlock"], ids=lambda s: s.name)
 def test_a_run_leaves_nothing_in_tmpdir_when_home_cannot_be_written(setting):
-    """As root with namespaces and as a normal user without them (tests/settings.py: the two ends; matplotlib's
-    fallback does not depend on the sandbox, only on whether HOME can be written)."""
+    """As a normal user whose home cannot be written (tests/settings.py), the issue's case; root with namespaces
+    leaves nothing either, but matplotlib's fallback depends only on HOME, not on the user or the sandbox, so
+    one setting is enough for the suite (add the others to the list to see it)."""
     if settings.unavailable(setting):
         pytest.skip(settings.unavailable(setting))
     base = settings.workspace(setting)
