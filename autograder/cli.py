@@ -14,8 +14,17 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 
 from . import paths
 from .commands import default_out, grade_command, record_source, review_command
+from .reporting.escape import one_line
 
 console = Console(stderr=True)
+
+
+def show(text: str, style: str | None = None, target: Console | None = None, **options) -> None:
+    """Print a message that may quote students' text (names, file names, errors): as plain text, with control
+    and bidirectional characters shown (escape.py's terminal rule), never read as rich markup or emoji."""
+    from .reporting.escape import terminal
+
+    (target or console).print(terminal(text), style=style, markup=False, highlight=False, emoji=False, **options)
 
 
 @click.group()
@@ -70,9 +79,9 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
             sys.exit(3)
         refuse(f"{submissions} could not be read ({exc.strerror or type(exc).__name__}).")
-    console.print(imported.summary, markup=False, highlight=False)
+    show(imported.summary)
     for line in imported.skipped:
-        console.print(line, style="bold red", markup=False, highlight=False)
+        show(one_line(line), "bold red")
     if not imported.submissions:
         shutil.rmtree(out / STATE / IMPORT, ignore_errors=True)
         refuse(f"{submissions} holds no student submission to grade (read as {imported.layout}); "
@@ -95,17 +104,17 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
 
         def warn(text: str) -> None:
             warnings.append(text)
-            bar.console.print(text, markup=False, highlight=False, style="bold red")
+            show(text, "bold red", bar.console)
 
         def announce(text: str) -> None:
-            bar.console.print(text, markup=False, highlight=False)
+            show(text, target=bar.console)
 
         try:
             results = grade_class(submissions, out, workers=workers, isolation=isolation, progress=progress,
                                   warn=warn, allow_weak=allow_weak, announce=announce, imported=imported)
         except (SandboxUnavailable, DiskFull) as exc:
             bar.stop()
-            console.print(str(exc), style="bold red", markup=False, highlight=False)
+            show(str(exc), "bold red")
             sys.exit(3)
     joined = None
     if export is not None:
@@ -156,7 +165,7 @@ def refusal(submissions: Path, out: Path, workers: int | None) -> str | None:
 
 def refuse(sentence: str | None) -> None:
     if sentence:
-        console.print(sentence, style="bold red", markup=False, highlight=False, soft_wrap=True)  # one line
+        show(sentence, "bold red", soft_wrap=True)  # one line
         sys.exit(2)
 
 
@@ -176,12 +185,12 @@ def report_roster(joined, out: Path) -> None:
     console.print(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
                   f"(details in {out / 'roster-match.csv'})")
     for folder in joined.unmatched:
-        console.print(f"[bold red]roster: no Canvas student for {folder!r}; left out of canvas.csv[/]")
+        show(f"roster: no Canvas student for {folder!r}; left out of canvas.csv", "bold red")
     for folder, names in joined.ambiguous.items():
-        console.print(f"[bold red]roster: {folder!r} matches {', '.join(names)}; left out of canvas.csv[/]")
+        show(f"roster: {folder!r} matches {', '.join(map(one_line, names))}; left out of canvas.csv", "bold red")
     if joined.without_submission:
-        console.print(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
-                      + ", ".join(e.name for e in joined.without_submission[:10]))
+        show(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
+             + ", ".join(one_line(e.name) for e in joined.without_submission[:10]))
 
 
 def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> None:
@@ -198,11 +207,11 @@ def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> No
                       f"see {out / 'logs'} and the grader_detail fields in {out / '.state'}[/]")
     shown = [w for w in warnings if w not in skipped]
     for text in shown[:10]:
-        console.print(text, style="bold red", markup=False, highlight=False)
+        show(text, "bold red")
     if len(shown) > 10:
         console.print(f"... and {len(shown) - 10} more warning(s) above", style="bold red")
     # test names hold [brackets]: no markup
-    console.print(closing_summary(results, skipped, str(out / "summary.txt")), markup=False, highlight=False, end="")
+    show(closing_summary(results, skipped, str(out / "summary.txt")), end="")
     console.print(f"every student: {out / 'summary.txt'}\ngradebook: {out / 'gradebook.csv'}\n"
                   f"feedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
                   f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}", markup=False, highlight=False)
@@ -223,27 +232,24 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
     try:
         path, groups, answers, unapplied = write_review(out, load_quizzes(paths.QUIZZES_DIR))
     except (FileNotFoundError, ValueError) as exc:
-        console.print(str(exc), style="bold red", markup=False, highlight=False, soft_wrap=True)
+        show(str(exc), "bold red", soft_wrap=True)
         sys.exit(1)
     again = grade_command(out)
     regrade = f"run `{again}`" if again else "grade again with the same OUT folder"
     if not groups:  # one sentence, and no page to open
-        console.print(f"Nothing to review in {out}: every decision is made in {path}; {regrade} to apply "
-                      f"{unapplied} of them." if unapplied else
-                      f"Nothing to review in {out}: no quiz answer waits for a person.",
-                      markup=False, highlight=False, soft_wrap=True)
+        show(f"Nothing to review in {out}: every decision is made in {path}; {regrade} to apply "
+             f"{unapplied} of them." if unapplied else
+             f"Nothing to review in {out}: no quiz answer waits for a person.", soft_wrap=True)
         return
-    console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}",
-                  markup=False, highlight=False, soft_wrap=True)
+    show(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}", soft_wrap=True)
     if file_only:
-        console.print(f"Fill in each group's score, then {regrade} to apply the decisions.", markup=False,
-                      highlight=False, soft_wrap=True)
+        show(f"Fill in each group's score, then {regrade} to apply the decisions.", soft_wrap=True)
         return
     from .quiz.review_page.server import serve
 
-    serve(out, port, announce=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
+    serve(out, port, announce=lambda text: show(text, soft_wrap=True),
           open_browser=not no_open)
-    console.print(f"To apply the decisions, {regrade}.", markup=False, highlight=False, soft_wrap=True)
+    show(f"To apply the decisions, {regrade}.", soft_wrap=True)
 
 
 @main.command()

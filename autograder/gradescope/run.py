@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..paths import BUNDLED_REVIEW
 from ..quiz.review import REVIEW_FILE
+from ..reporting.escape import one_line, terminal
 from ..results import write_atomic
 from ..grading.runner import grade_class
 from ..reporting.gradescope import results_json
@@ -64,12 +65,13 @@ def grade_submission(submission: Path, results_path: Path) -> dict:
         folder = Path(scratch) / "class" / STUDENT
         left_out = copy_submission(submission, folder)
         for line in left_out:
-            print(f"not copied: {line}")
+            print(f"not copied: {one_line(line)}")
         out = Path(scratch) / "out"
         if BUNDLED_REVIEW.is_file():  # decisions made on `make review`, bundled by `make gradescope OUT=...`
             out.mkdir()
             shutil.copyfile(BUNDLED_REVIEW, out / REVIEW_FILE)
-        (result,) = grade_class(folder.parent, out, workers=1, allow_weak=allow_weak, announce=print, warn=print)
+        say = lambda text: print(terminal(text))  # noqa: E731 - Gradescope's log is read as plain text
+        (result,) = grade_class(folder.parent, out, workers=1, allow_weak=allow_weak, announce=say, warn=say)
     data = results_json(result)
     write_atomic(results_path, json.dumps(data, indent=1, ensure_ascii=False))
     return data

@@ -1,9 +1,12 @@
 """A few lines of plain text about the whole class, for the terminal after grading: the class summary, the
-score distribution and who needs attention fit one screen; the full table goes to a file (`summary.txt`)."""
+score distribution and who needs attention fit one screen; the full table goes to a file (`summary.txt`).
+Students' ids, the reasons that quote their files and the skipped entries' names are written one line each
+(escape.py's `one_line`): a newline or an ANSI escape in a name is shown, never obeyed."""
 from __future__ import annotations
 
 from ..results import StudentResult
 from .attention import Attention, counts, needs_attention
+from .escape import one_line
 from ..sandbox.isolation import notice
 from .class_stats import (CLASS_MEAN, diagnosed_mistakes, hardest_tests, score_overview, test_stats,
                           undiagnosed_failures, weak_isolation)
@@ -92,7 +95,7 @@ def attention_lines(found: list[Attention], skipped: list[str], full_list: str) 
         for student, items in list(students.items())[:SHOWN_STUDENTS]:
             first = items[0]
             more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
-            lines.append(f"  {student}: {first.kind}: {shortened(first.reason, REASON_WIDTH)}{more}")
+            lines.append(f"  {one_line(student)}: {first.kind}: {shortened(one_line(first.reason), REASON_WIDTH)}{more}")
         if len(students) > SHOWN_STUDENTS:
             lines.append(f"  ... and {len(students) - SHOWN_STUDENTS} more student(s): every one in {full_list}")
     else:
@@ -112,17 +115,19 @@ def closing_summary(results: list[StudentResult], skipped: list[str], full_list:
 
 def full_table(results: list[StudentResult], skipped: list[str]) -> str:
     """summary.txt: every student's score, then everything that needs attention, then what was skipped."""
-    width = max([len(r.student_id) for r in results] + [7])
+    names = {r.student_id: one_line(r.student_id) for r in results}
+    width = max([len(name) for name in names.values()] + [7])
     lines = [f"{'student':<{width}}  {'score':>15}  needs attention"]
     found: dict[str, list[Attention]] = {}
     for item in needs_attention(results):
         found.setdefault(item.student, []).append(item)
     for result in results:
         items = found.get(result.student_id, [])
-        lines.append(f"{result.student_id:<{width}}  {result.score:>7g} / {result.max_score:<5g}  "
+        lines.append(f"{names[result.student_id]:<{width}}  {result.score:>7g} / {result.max_score:<5g}  "
                      f"{len(items) or ''}")
     lines += ["", "Needs your attention (every student, every reason):"]
-    lines += [f"  {a.student}: {a.kind}: {a.reason}" for items in found.values() for a in items] or ["  nobody"]
+    lines += [f"  {one_line(a.student)}: {a.kind}: {one_line(a.reason)}" for items in found.values() for a in items] \
+        or ["  nobody"]
     if skipped:
-        lines += ["", "Not a student's submission, so not graded:"] + [f"  {line}" for line in skipped]
+        lines += ["", "Not a student's submission, so not graded:"] + [f"  {one_line(line)}" for line in skipped]
     return "\n".join(lines) + "\n"
