@@ -141,7 +141,9 @@ def test_a_student_sees_no_quiz_key_before_the_due_date(autograder_root):
 def test_untouched_handout_scores_zero(autograder_root):
     data, _ = run_autograder(autograder_root, {f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS})
     assert sum(t["score"] for t in code_tests(data)) == 0
-    assert data["output"].count("You handed in the blank handout of attention_scores and single_head_attention") == 1
+    shown = shown_text(data["output"])  # as Gradescope renders it (Markdown)
+    assert shown.count("You handed in the blank handout of attention_scores and single_head_attention") == 1
+    assert "Fill in each raise NotImplementedError(...) line" in shown  # the code span renders as code
 
 
 def test_copying_the_reference_from_disk_scores_zero(autograder_root):

@@ -48,8 +48,7 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
                       "visibility": "hidden", "tags": ["isolation"]})
     notes = list(result.problems) + list(result.notes)
     blank = blank_assignments(result)
-    if blank:
-        notes.append(student_line(result, blank))
+    before_blank = len(notes)  # the blank-handout line is the kit's own Markdown (assignment names, `code`)
     notes += [f"Mistake found: {m.diagnosis.title} ({points(m.points_lost)} in {count(len(m.tests), 'check')}; "
               f"explained in \"{label(m.anchor)}\")" for m in plan.mistakes if m.anchor.visibility == "visible"]
     if any(t.status == GRADER_ERROR for t in result.tests):
@@ -62,7 +61,9 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
     return {
         "score": result.score,
         "max_score": result.max_score,
-        "output": markdown_paragraphs(notes),
+        "output": "\n\n".join(part for part in (markdown_paragraphs(notes[:before_blank]),
+                                                   student_line(result, blank) if blank else "",
+                                                   markdown_paragraphs(notes[before_blank:])) if part),
         "output_format": "md",
         "test_output_format": "md",
         "test_name_format": "text",
