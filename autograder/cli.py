@@ -43,7 +43,7 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     from .grading.importers import import_class
     from .grading.importers.detect import NotAClass
     from .grading.runner import IMPORT, STATE, DiskFull, grade_class, shipped_stubs
-    from .reporting.roster import join_roster, read_canvas_export
+    from .reporting.roster import export_columns, join_roster, missing_columns, read_canvas_export
     from .sandbox import SandboxUnavailable
     from .sandbox.isolation import probe_bwrap_early
 
@@ -53,7 +53,8 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     export = None
     if roster is not None:
         try:
-            export = read_canvas_export(roster.read_text(encoding="utf-8-sig"))
+            roster_text = roster.read_text(encoding="utf-8-sig")
+            export = read_canvas_export(roster_text)
         except (ValueError, UnicodeDecodeError) as exc:
             raise click.BadParameter(str(exc), param_hint="--roster") from None
 
@@ -77,6 +78,12 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
         shutil.rmtree(out / STATE / IMPORT, ignore_errors=True)
         refuse(f"{submissions} holds no student submission to grade (read as {imported.layout}); "
                "see the README's Submissions section for the layouts that are read.")
+    if export is not None:  # before grading: a roster that cannot match this class is refused, not half used
+        gap = missing_columns(export_columns(roster_text), [s.student_id for s in imported.submissions],
+                              imported.identities)
+        if gap:
+            shutil.rmtree(out / STATE / IMPORT, ignore_errors=True)
+            refuse(f"--roster {roster.name}: {gap}")
     warnings: list[str] = list(imported.skipped)
     with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("left"), TimeRemainingColumn(), console=console) as bar:
@@ -123,7 +130,7 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             sys.exit(3)
         refuse(f"The results could not be written to {out} ({exc.strerror or type(exc).__name__}).")
     profiling.event("cli: outputs written")
-    summarize(results, out, warnings, imported.skipped)
+    summarize(results, out, warnings, imported.skipped, joined, imported.identities)
     profiling.event("cli: summary printed")
     if any(r.grader_errors for r in results):
         sys.exit(2)
@@ -172,19 +179,23 @@ def preload_reports(students: int = 0) -> None:
 
 
 def report_roster(joined, out: Path) -> None:
-    console.print(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
-                  f"(details in {out / 'roster-match.csv'})")
+    from .reporting.names import quoted
+
+    say = lambda text, style=None: console.print(text, style=style, markup=False, highlight=False)  # noqa: E731
+    say(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
+        f"(details in {out / 'roster-match.csv'})")
     for folder in joined.unmatched:
-        console.print(f"[bold red]roster: no Canvas student for {folder!r}; left out of canvas.csv[/]")
+        say(f"roster: no Canvas student for {quoted([folder])}; left out of canvas.csv", "bold red")
     for folder, names in joined.ambiguous.items():
-        console.print(f"[bold red]roster: {folder!r} matches {', '.join(names)}; left out of canvas.csv[/]")
+        say(f"roster: {quoted([folder])} matches {quoted(names)}; left out of canvas.csv", "bold red")
     if joined.without_submission:
-        console.print(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
-                      + ", ".join(e.name for e in joined.without_submission[:10]))
+        say(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
+            + quoted([e.name for e in joined.without_submission], limit=10))
 
 
-def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> None:
+def summarize(results, out: Path, warnings: list[str], skipped: list[str], joined=None, identities=None) -> None:
     """A closing summary that fits a screen; every student's row is in OUT/summary.txt."""
+    from .reporting.canvas import canvas_notes
     from .reporting.summary import closing_summary
 
     pending = sum(q.pending for r in results for q in r.quizzes)
@@ -201,6 +212,14 @@ def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> No
         console.print(f"... and {len(shown) - 10} more warning(s) above", style="bold red")
     # test names hold [brackets]: no markup
     console.print(closing_summary(results, skipped, str(out / "summary.txt")), markup=False, highlight=False, end="")
+    from .reporting.names import quoted
+    from .reporting.provisional import late_students
+
+    late = late_students(identities)
+    if late:
+        console.print(f"submitted late ({len(late)}): {quoted(late, limit=10)}", markup=False, highlight=False)
+    for line in canvas_notes(results, joined, identities):
+        console.print(line, markup=False, highlight=False)
     console.print(f"every student: {out / 'summary.txt'}\ngradebook: {out / 'gradebook.csv'}\n"
                   f"feedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
                   f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}", markup=False, highlight=False)

@@ -262,7 +262,7 @@ def test_grader_problems_are_kept_apart_and_weak_sandbox_is_loud():
     assert "NOT sandboxed" in report and "rlimits: ann" in report
     summary = plain_summary(results)
     assert "Grader problems (not the students' fault): 1 check(s)" in summary and "rlimits" in summary
-    rows = {row[3]: row for row in parse_csv(canvas_csv(results))[2:]}
+    rows = {row[0]: row for row in parse_csv(canvas_csv(results))[2:]}
     assert rows["ann"][5] == "" and rows["ben"][5] == "3"  # a grader's 0 is never uploaded
 
 
@@ -292,7 +292,7 @@ def test_hostile_ids_round_trip_through_canvas_csv():
     text = canvas_csv(results).encode("utf-8").decode("utf-8")
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
     assert rows[0]["Student"] == "Points Possible"
-    assert [row["SIS Login ID"] for row in rows[1:]] == HOSTILE
+    assert [row["SIS Login ID"] for row in rows[1:]] == [""] * len(HOSTILE)  # a folder name is never a login
     assert [row["Student"] for row in rows[1:]] == HOSTILE[:-1] + [""]  # else Canvas takes it for the points row
 
 
@@ -306,7 +306,7 @@ def test_canvas_header_and_points_possible_row():
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                        "attention_scores code", "single_head_attention code", "quiz attention"]
     assert rows[1] == ["Points Possible", "", "", "", "", "3", "4", "3"]
-    assert rows[2] == ["ann", "", "", "ann", "", "1", "4", "1.5"]
+    assert rows[2] == ["ann", "", "", "", "", "1", "4", "1.5"]  # a folder name is a name, never a login
     assert not any(word in column for column in rows[0][5:] for word in CANVAS_RESERVED)
     with_ids = parse_csv(canvas_csv(results, canvas_ids={"quiz attention": 4521}))
     assert with_ids[0][-1] == "quiz attention (4521)"  # Canvas matches "Title (id)" to an existing assignment

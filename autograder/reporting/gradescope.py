@@ -13,11 +13,15 @@ from ..gradescope.visibility import KeyRelease, load_release, reveals_key
 from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
 from ..sandbox.isolation import notice
 from .explain import count, failure_lines, label, plan_explanations, points
+from .feedback import arrival_line
 
 
 
-def results_json(result: StudentResult, release: KeyRelease | None = None) -> dict:
+def results_json(result: StudentResult, release: KeyRelease | None = None, arrival: dict | None = None) -> dict:
+    """`arrival`: {"submitted_at", "late"} as the platform said (reporting/provisional.arrival); kept in
+    extra_data, and a late submission is named in the output the student reads."""
     release = release or kit_release()
+    arrival = arrival or {}
     plan = plan_explanations(result)  # a diagnosed mistake is explained once; its other failures point back
     tests = []
     for t in result.tests:
@@ -45,9 +49,12 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
               f"explained in \"{label(m.anchor)}\")" for m in plan.mistakes if m.anchor.visibility == "visible"]
     if any(t.status == GRADER_ERROR for t in result.tests):
         notes.append("Some checks hit a grader problem; your instructor will review them.")
-    pending = sum(q.pending for q in result.quizzes)
+    pending = round(sum(q.pending for q in result.quizzes), 6)
     if pending:
-        notes.append(f"{pending:g} quiz points wait for your instructor's review: not lost, not yet earned.")
+        notes.append(f"Score {result.score:g} + {pending:g} pending / {result.max_score:g}: {pending:g} quiz points "
+                     "wait for your instructor's review: not lost, not yet earned.")
+    if arrival_line(arrival):
+        notes.insert(0, arrival_line(arrival))
     return {
         "score": result.score,
         "max_score": result.max_score,
@@ -56,7 +63,9 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
         "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": {"isolation": result.isolation, "isolation_notice": isolation or "",
-                       "fingerprint": result.fingerprint},
+                       "fingerprint": result.fingerprint, "pending": pending,
+                       "late": {"yes": True, "no": False}.get(arrival.get("late", "")),
+                       "submitted_at": arrival.get("submitted_at", "")},
     }
 
 

@@ -8,11 +8,12 @@ from pathlib import Path
 from ..results import StudentResult, write_atomic
 from ..grading.importers import Identity
 from ..grading.submissions import result_stem
-from .canvas import canvas_csv
+from .canvas import canvas_csv, canvas_notes
 from .class_report import class_report_html
 from .feedback import feedback_markdown
 from .gradebook import gradebook_csv
 from .gradescope import results_json
+from .provisional import arrival
 from .roster import RosterJoin, match_report_csv
 from .summary import full_table
 
@@ -23,12 +24,14 @@ def write_outputs(out_dir: Path, results: list[StudentResult], roster: RosterJoi
     entries of SUBMISSIONS that were no student's, for summary.txt and the report."""
     for result in results:
         stem = result_stem(result.student_id)
+        when = arrival(identities, result.student_id)
         write_atomic(out_dir / "results" / f"{stem}.json",
-                     json.dumps(results_json(result), indent=1, ensure_ascii=False))
-        write_atomic(out_dir / "feedback" / f"{stem}.md", feedback_markdown(result))
+                     json.dumps(results_json(result, arrival=when), indent=1, ensure_ascii=False))
+        write_atomic(out_dir / "feedback" / f"{stem}.md", feedback_markdown(result, when))
     write_atomic(out_dir / "gradebook.csv", gradebook_csv(results, identities))
-    write_atomic(out_dir / "summary.txt", full_table(results, list(skipped)))
-    write_atomic(out_dir / "canvas.csv", canvas_csv(results, roster=roster))
+    write_atomic(out_dir / "summary.txt", full_table(results, list(skipped), identities,
+                                                     canvas_notes(results, roster, identities)))
+    write_atomic(out_dir / "canvas.csv", canvas_csv(results, roster=roster, identities=identities))
     if roster is not None:
         write_atomic(out_dir / "roster-match.csv", match_report_csv(roster))
-    write_atomic(out_dir / "report.html", class_report_html(results, list(skipped)))
+    write_atomic(out_dir / "report.html", class_report_html(results, list(skipped), identities))

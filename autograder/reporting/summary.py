@@ -2,8 +2,12 @@
 score distribution and who needs attention fit one screen; the full table goes to a file (`summary.txt`)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..results import StudentResult
 from .attention import Attention, counts, needs_attention
+from .names import quoted
+from .provisional import arrival_text, late_students, review_banner_text, score_text
 from ..sandbox.isolation import notice
 from .class_stats import (diagnosed_mistakes, hardest_tests, score_overview, test_stats, undiagnosed_failures,
                           weak_isolation)
@@ -95,19 +99,36 @@ def closing_summary(results: list[StudentResult], skipped: list[str], full_list:
     return "\n".join(lines) + "\n"
 
 
-def full_table(results: list[StudentResult], skipped: list[str]) -> str:
-    """summary.txt: every student's score, then everything that needs attention, then what was skipped."""
+def full_table(results: list[StudentResult], skipped: list[str], identities: Mapping | None = None,
+               notes: list[str] = ()) -> str:
+    """summary.txt: every student's score (with quiz points pending review beside it) and when the work
+    arrived where the platform says, then everything that needs attention, then what was skipped; `notes`
+    (what to know about canvas.csv) close it."""
     width = max([len(r.student_id) for r in results] + [7])
-    lines = [f"{'student':<{width}}  {'score':>15}  needs attention"]
+    scores = {r.student_id: score_text(r) for r in results}
+    score_width = max([len(text) for text in scores.values()] + [5])
+    arrivals = {r.student_id: arrival_text(identities, r.student_id) for r in results}
+    arrived = max([len(text) for text in arrivals.values()] + [0])
+    when = f"  {'arrived':<{max(arrived, 7)}}" if arrived else ""
+    lines = [f"{'student':<{width}}  {'score':>{score_width}}{when}  needs attention"]
+    banner = review_banner_text(results)
     found: dict[str, list[Attention]] = {}
     for item in needs_attention(results):
         found.setdefault(item.student, []).append(item)
     for result in results:
         items = found.get(result.student_id, [])
-        lines.append(f"{result.student_id:<{width}}  {result.score:>7g} / {result.max_score:<5g}  "
-                     f"{len(items) or ''}")
+        shown = f"  {arrivals[result.student_id]:<{max(arrived, 7)}}" if arrived else ""
+        lines.append(f"{result.student_id:<{width}}  {scores[result.student_id]:>{score_width}}{shown}  "
+                     f"{len(items) or ''}".rstrip())
+    late = late_students(identities)
+    if late:
+        lines += ["", f"Submitted late ({len(late)}, as the platform marked them): {quoted(late)}"]
+    if banner:
+        lines += ["", banner]
     lines += ["", "Needs your attention (every student, every reason):"]
     lines += [f"  {a.student}: {a.kind}: {a.reason}" for items in found.values() for a in items] or ["  nobody"]
     if skipped:
         lines += ["", "Not a student's submission, so not graded:"] + [f"  {line}" for line in skipped]
+    if notes:
+        lines += ["", *notes]
     return "\n".join(lines) + "\n"

@@ -54,7 +54,7 @@ def read_zip(student_id: str, archive: Path, stage: Path, assignments: list[str]
     if assignments:
         first = files[assignments[0]]
         files[assignments[0]] = replace(first, notes=(note,) + first.notes)
-    return Submission(student_id, files, submission.quiz_folder)
+    return Submission(student_id, files, submission.quiz_folder, submission.quiz_files)
 
 
 def import_folders(submissions: Path, stage: Path, assignments: list[str],

@@ -4,7 +4,8 @@
 The metadata is written by Ruby: its keys are often symbols (`:submitters:`, `:name:`, `:sid:`,
 `:email:`), sometimes plain words; both are read. A submission with several submitters (a group) gives
 each submitter a row, graded on the same files. The student id is the submitter's name (with the SID
-added when two share a name); name, e-mail and SID go into the gradebook.
+added when two share a name); name, e-mail, SID and the submission time (`:created_at:`) go into the
+gradebook. The export does not say which submissions were late (it has no due date), so `late` stays blank.
 """
 from __future__ import annotations
 
@@ -39,12 +40,14 @@ def read_metadata(path: Path) -> dict[str, list[Identity]]:
     found = {}
     for folder, entry in data.items():
         submitters = entry.get("submitters") if isinstance(entry, dict) else None
+        when = entry.get("created_at") if isinstance(entry, dict) else None
+        when = when.isoformat() if hasattr(when, "isoformat") else str(when or "").strip()  # YAML may parse it
         people = []
         for person in submitters if isinstance(submitters, list) else []:
             if isinstance(person, dict):
                 people.append(Identity(name=str(person.get("name") or "").strip(),
                                        email=str(person.get("email") or "").strip(),
-                                       sid=str(person.get("sid") or "").strip()))
+                                       sid=str(person.get("sid") or "").strip(), submitted_at=when))
         found[str(folder)] = people
     return found
 
