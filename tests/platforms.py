@@ -84,17 +84,37 @@ def gradescope_export(target: Path, source: Path = paths.DEMO_CLASS_DIR, ruby_ke
     return target
 
 
-def nbgrader_course(target: Path, source: Path = paths.DEMO_CLASS_DIR, assignment: str = "attention") -> Path:
-    """A course root: submitted/<student>/<assignment>/... with timestamp.txt, beside nbgrader's own parts."""
+# Which lesson's quiz goes with which assignment: in a course with one nbgrader assignment per notebook, a
+# student hands each quiz in beside its notebook.
+QUIZ_BESIDE = {"attention_scores": "quiz_attention_score.yaml", "single_head_attention": "quiz_attention.yaml"}
+
+
+def nbgrader_course(target: Path, source: Path = paths.DEMO_CLASS_DIR, assignment: str = "attention",
+                    per_assignment: dict[str, str] | None = None) -> Path:
+    """A course root: submitted/<student>/<assignment>/... with timestamp.txt, beside nbgrader's own parts.
+    `per_assignment` ({kit assignment: nbgrader assignment id}): one nbgrader assignment per notebook
+    instead, each folder holding its notebook (or .py) and the quiz file of its lesson (QUIZ_BESIDE)."""
+    ids = list((per_assignment or {assignment: assignment}).values())
     for part in ("source", "release", "autograded", "feedback"):
-        (target / part / assignment).mkdir(parents=True)
-    (target / "source" / assignment / "attention_scores.ipynb").write_text("{}", encoding="utf-8")
+        for name in ids:
+            (target / part / name).mkdir(parents=True)
+    (target / "source" / ids[0] / "attention_scores.ipynb").write_text("{}", encoding="utf-8")
     (target / "gradebook.db").write_bytes(b"SQLite format 3\x00")
     (target / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
-    for folder in sorted(p for p in source.iterdir() if p.is_dir()):
-        inner = target / "submitted" / folder.name / assignment
-        shutil.copytree(folder, inner)
-        (inner / "timestamp.txt").write_text("2026-11-30 10:00:00.000000 UTC", encoding="utf-8")
+    for index, folder in enumerate(sorted(p for p in source.iterdir() if p.is_dir())):
+        stamp = f"2026-11-30 10:0{index % 10}:00.000000 UTC"
+        if per_assignment is None:
+            inner = target / "submitted" / folder.name / assignment
+            shutil.copytree(folder, inner)
+            (inner / "timestamp.txt").write_text(stamp, encoding="utf-8")
+            continue
+        for kit, name in per_assignment.items():
+            inner = target / "submitted" / folder.name / name
+            inner.mkdir(parents=True)
+            for file in folder.iterdir():
+                if file.stem == kit or file.name == QUIZ_BESIDE[kit]:
+                    shutil.copyfile(file, inner / file.name)
+            (inner / "timestamp.txt").write_text(stamp, encoding="utf-8")
     return target
 
 
