@@ -10,11 +10,12 @@ import html
 import io
 import math
 import re
+from dataclasses import replace
 from itertools import combinations
 
 import pytest
 
-from autograder.results import GRADER_ERROR, PASSED, Diagnosis, StudentResult, load
+from autograder.results import GRADER_ERROR, PASSED, Diagnosis, QuizResult, StudentResult, load
 from autograder.results import TestResult as CheckResult  # aliased so pytest does not collect it
 from autograder.reporting import plots
 from autograder.reporting.canvas import STUDENT_COLUMNS, canvas_csv
@@ -350,6 +351,25 @@ def test_item_analysis_by_hand():
     assert table_row(report, "<code>q-03</code>").count("low discrimination") == 1
     assert '<td class="num">0.58</td>' in table_row(report, "<code>q-02</code>")
     assert "item-stats-hidden" not in report and len(images(report)) == 2  # histogram and items (no code tests)
+
+
+def test_answers_pending_review_count_as_takers_and_stay_out_of_the_statistics():
+    """Five hand in readable answers, three of them wait for review on q-02: five takers, two scored."""
+    def waiting(scores: list[float]) -> QuizResult:
+        graded = quiz(scores)
+        items = tuple(replace(i, score=0.0, pending=True) if i.question_id == "q-02" else i for i in graded.items)
+        return replace(graded, items=items, score=graded.score - scores[1], pending=1.0)
+    results = [student(f"s{k}", quizzes=[quiz(scores)]) for k, scores in enumerate(HAND_QUIZ[:2])]
+    results += [student(f"p{k}", quizzes=[waiting(scores)]) for k, scores in enumerate(HAND_QUIZ[1:])]
+    stats = {i.question_id: i for i in item_analysis(results)}
+    assert [(s.takers, s.pending, s.scored) for s in stats.values()] == [(5, 0, 5), (5, 3, 2), (5, 0, 5), (5, 0, 5)]
+    assert stats["q-02"].difficulty == 1.0  # the two scored answers, both right: not diluted by pending zeros
+    assert stats["q-01"].difficulty == pytest.approx(4 / 5)
+    document = parse_html(class_report_html(results))
+    assert table_rows(document, "item-counts-q")[1] == ["q-02", "1", "2 of 5 (3 pending review)"]
+    assert document.find("div", id="review-banner") is not None
+    assert "Review unfinished: 3 quiz point(s) of 3 student(s)" in document.find("div", id="review-banner").text()
+    assert "review-banner" not in class_report_html(results[:2])  # nothing waits: no banner
 
 
 def test_class_of_four_shows_no_item_statistics_and_says_why():

@@ -74,3 +74,35 @@ def test_pending_quiz_points_leave_the_canvas_cell_blank():
                                                    pending=2.0),))
     rows = list(csv.reader(io.StringIO(canvas_csv([pending]))))
     assert rows[0][-1] == "quiz attention" and rows[2][-1] == ""
+
+
+def test_a_roster_is_refused_only_when_the_class_cannot_be_matched_with_it():
+    from autograder.grading.importers import Identity
+    from autograder.reporting.roster import export_columns, missing_columns
+
+    full = export_columns(EXPORT)
+    bare = export_columns("Student,ID,Section\n")
+    folders = ["ada", "grace"]
+    canvas = {f: Identity(lms_user_id=str(100 + i)) for i, f in enumerate(folders)}
+    gradescope = {f: Identity(name=f, sid=f"S{i}") for i, f in enumerate(folders)}
+    with_email = {f: Identity(name=f, email=f"{f}@uni.example") for f in folders}
+    assert missing_columns(full, folders) is None
+    assert missing_columns(bare, folders, canvas) is None  # Canvas user ids need only the ID column
+    for identities, column in (({}, "SIS Login ID"), (gradescope, "SIS User ID"),
+                               (with_email, "SIS Login ID or Email")):
+        sentence = missing_columns(bare, folders, identities)
+        assert sentence.startswith(f"the roster has no {column} column, which matching 2 of the 2 submission(s)")
+        assert sentence.endswith(".") and ". " not in sentence
+    assert missing_columns(export_columns("Student,ID,SIS User ID\n"), folders, gradescope) is None
+
+
+def test_canvas_csv_without_roster_writes_only_ids_of_their_kind():
+    from autograder.grading.importers import Identity
+
+    identities = {"lovelaceada": Identity(lms_user_id="340934", late=True),
+                  "Alan Turing": Identity(name="Alan Turing", sid="S0002", email="at@uni.example"),
+                  "studenttest": Identity(lms_user_id="999")}
+    rows = list(csv.DictReader(io.StringIO(canvas_csv([result(s) for s in (*identities, "folder")],
+                                                      identities=identities))))[1:]
+    assert [(r["Student"], r["ID"], r["SIS User ID"], r["SIS Login ID"]) for r in rows] == [
+        ("lovelaceada", "340934", "", ""), ("Alan Turing", "", "S0002", ""), ("folder", "", "", "")]

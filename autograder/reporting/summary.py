@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..results import StudentResult
 from .attention import Attention, counts, needs_attention
 from .names import quoted
-from .provisional import arrival_text, late_students, review_banner_text, score_text
+from .provisional import arrival_text, late_students, pending, review_banner_text, score_text
 from ..sandbox.isolation import notice
 from .class_stats import (diagnosed_mistakes, hardest_tests, score_overview, test_stats, undiagnosed_failures,
                           weak_isolation)
@@ -23,6 +23,10 @@ def plain_summary(results: list[StudentResult]) -> str:
         f"median {overview['median']:g}, full marks {overview['full_marks']}, "
         f"every code test passed {overview['passed_every_test']}",
     ]
+    waiting = [r for r in results if pending(r)]
+    if waiting:
+        lines.append(f"Provisional: {sum(map(pending, waiting)):g} quiz point(s) of {len(waiting)} student(s) wait "
+                     "for review; the scores here leave them out until then")
     flags = {t.test_id for r in results for t in r.tests if t.max_score == 0}  # zero-point flags test no skill
     hardest = hardest_tests([s for s in test_stats(results) if s.test_id not in flags and s.pass_rate is not None
                              and s.pass_rate < 1])  # a test everyone passed is not hard
