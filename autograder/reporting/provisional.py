@@ -50,5 +50,5 @@ def review_banner_text(results: list[StudentResult]) -> str:
         return ""
     total = sum(pending(r) for r in waiting)
     return (f"Review unfinished: {total:g} quiz point(s) of {len(waiting)} student(s) wait for your review, so "
-            "their totals are provisional (shown as \"score + pending\"). Score those answers in review (the README's "
-            "Quizzes section), then grade again with the same OUT.")
+            "their totals are provisional (shown as \"score + pending\"). Score those answers on the review page, "
+            "then grade again with the same output folder.")
