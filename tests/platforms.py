@@ -89,17 +89,40 @@ def gradescope_export(target: Path, source: Path = paths.DEMO_CLASS_DIR, ruby_ke
 QUIZ_BESIDE = {"attention_scores": "quiz_attention_score.yaml", "single_head_attention": "quiz_attention.yaml"}
 
 
+def nbgrader_database(path: Path, students: list[str]) -> Path:
+    """gradebook.db as nbgrader's SQLAlchemy models lay it out (nbgrader/api.py): here only the tables and
+    columns the kit reads, `student` (id, first_name, last_name, email, lms_user_id) and `assignment`."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE student (id VARCHAR(128) PRIMARY KEY, first_name VARCHAR(128), "
+                   "last_name VARCHAR(128), email VARCHAR(128), lms_user_id VARCHAR(128))")
+        db.execute("CREATE TABLE assignment (id VARCHAR(32) PRIMARY KEY, name VARCHAR(128), duedate DATETIME, "
+                   "course_id VARCHAR(128))")
+        for student in students:
+            sortable, user, _, email = PEOPLE[student]
+            last, first = (part.strip() for part in sortable.split(",", 1))
+            db.execute("INSERT INTO student VALUES (?, ?, ?, ?, ?)", (student, first, last, email, str(user)))
+    return path
+
+
 def nbgrader_course(target: Path, source: Path = paths.DEMO_CLASS_DIR, assignment: str = "attention",
-                    per_assignment: dict[str, str] | None = None) -> Path:
+                    per_assignment: dict[str, str] | None = None, database: bool = False) -> Path:
     """A course root: submitted/<student>/<assignment>/... with timestamp.txt, beside nbgrader's own parts.
     `per_assignment` ({kit assignment: nbgrader assignment id}): one nbgrader assignment per notebook
-    instead, each folder holding its notebook (or .py) and the quiz file of its lesson (QUIZ_BESIDE)."""
+    instead, each folder holding its notebook (or .py) and the quiz file of its lesson (QUIZ_BESIDE).
+    `database`: a gradebook.db that knows the students (else a file that is no database)."""
     ids = list((per_assignment or {assignment: assignment}).values())
     for part in ("source", "release", "autograded", "feedback"):
         for name in ids:
             (target / part / name).mkdir(parents=True)
     (target / "source" / ids[0] / "attention_scores.ipynb").write_text("{}", encoding="utf-8")
-    (target / "gradebook.db").write_bytes(b"SQLite format 3\x00")
+    if database:
+        target.mkdir(parents=True, exist_ok=True)
+        nbgrader_database(target / "gradebook.db", sorted(p.name for p in source.iterdir() if p.is_dir()))
+    else:
+        (target / "gradebook.db").write_bytes(b"SQLite format 3\x00")
     (target / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
     for index, folder in enumerate(sorted(p for p in source.iterdir() if p.is_dir())):
         stamp = f"2026-11-30 10:0{index % 10}:00.000000 UTC"

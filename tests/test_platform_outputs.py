@@ -160,10 +160,13 @@ def test_a_gradescope_export_with_a_group_gives_sids_and_times(tmp_path):
 
 def test_nbgrader_one_folder_per_notebook_reads_the_quizzes_beside_them(tmp_path):
     course = platforms.nbgrader_course(tmp_path / "course", small_class(tmp_path / "class", ("ada",)),
-                                       per_assignment={AS: "ps1", SHA: "ps2"})
+                                       per_assignment={AS: "ps1", SHA: "ps2"}, database=True)
     out = tmp_path / "out"
     said = grade(course, out)
     assert "no answer file" not in said and "no answer file" not in read(out, "summary.txt")
+    assert "names, e-mails and LMS user ids read from gradebook.db" in said
+    [row] = canvas_rows(out)  # nbgrader's gradebook knew the Canvas user id
+    assert (row["Student"], row["ID"], row["SIS Login ID"]) == ("Ada Lovelace", "340934", "")
     ada = gradebook(out)["ada"]
     assert ada["score"] == ada["max_score"] and ada["quiz:attention"] == "20"
     assert ada["submitted_at"].startswith("2026-11-30 10:00")

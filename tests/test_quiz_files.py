@@ -107,6 +107,7 @@ def test_nbgrader_course_root(tmp_path, quizzes, layout, zipped):
     assert found.layout == "nbgrader course"
     assert_every_quiz_read(found, quizzes, "ada")
     assert found.identities["ada"].submitted_at.startswith("2026-11-30 10:00")
+    assert "gradebook.db not read (file is not a database)" in found.summary
 
 
 def test_canvas_download_flat_and_a_zip_upload(tmp_path, quizzes):
@@ -157,3 +158,15 @@ def test_a_link_beside_the_code_is_refused_not_followed(tmp_path, quizzes):
     found = import_class(source, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
     got = sheets(found, quizzes)["ada"]
     assert "not a regular file" in got["attention"]
+
+
+def test_nbgrader_gradebook_gives_names_emails_and_lms_ids(tmp_path):
+    course = platforms.nbgrader_course(tmp_path / "course", one_student_class(tmp_path, LAYOUTS["flat folder"]),
+                                       database=True)
+    database = (course / "gradebook.db").read_bytes()
+    found = import_class(course, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
+    ada = found.identities["ada"]
+    assert (ada.name, ada.email, ada.lms_user_id) == ("Ada Lovelace", "ada@uni.example", "340934")
+    assert found.summary.endswith("names, e-mails and LMS user ids read from gradebook.db")
+    assert (course / "gradebook.db").read_bytes() == database  # read-only: not even a journal
+    assert sorted(p.name for p in course.iterdir() if p.name.startswith("gradebook")) == ["gradebook.db"]
