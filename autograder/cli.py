@@ -218,11 +218,15 @@ def summarize(results, out: Path, warnings: list[str], skipped: list[str], joine
     late = late_students(identities)
     if late:
         console.print(f"submitted late ({len(late)}): {quoted(late, limit=10)}", markup=False, highlight=False)
-    for line in canvas_notes(results, joined, identities):
+    from .reporting.moodle import moodle_csv
+
+    for line in canvas_notes(results, joined, identities) + moodle_csv(results, identities)[1]:
         console.print(line, markup=False, highlight=False)
     console.print(f"every student: {out / 'summary.txt'}\ngradebook: {out / 'gradebook.csv'}\n"
                   f"feedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
-                  f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}", markup=False, highlight=False)
+                  f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}"
+                  + (f"\nmoodle:    {out / 'moodle.csv'}" if (out / "moodle.csv").exists() else ""),
+                  markup=False, highlight=False)
 
 
 @main.command()

@@ -81,6 +81,7 @@ def test_canvas_csv_carries_canvas_user_ids(canvas):
         pending = [q for q in ("quiz attention", "quiz attention_score") if row[q] == ""]
         assert bool(pending) == (waiting[student]["pending"] != "0")  # blank exactly while review is pending
     assert "canvas.csv: Canvas's Test Student left out" in said
+    assert not (out / "moodle.csv").exists()  # a Canvas download has no e-mails to match on
     assert "canvas.csv: 2 quiz cell(s) of 2 student(s) left blank while answers wait for review" in said
     assert "left blank while answers wait for review" in read(out, "summary.txt")
 
@@ -156,6 +157,10 @@ def test_a_gradescope_export_with_a_group_gives_sids_and_times(tmp_path):
     assert {row["submitted_at"] for row in book.values()} == {"2026-11-20T10:00:00.000000-08:00"}
     assert "late" not in next(iter(book.values()))  # the export does not say who was late: no column guesses
     assert "Submitted 2026-11-20T10:00:00.000000-08:00." in read(out, "feedback/Alan Turing.md")
+    with open(out / "moodle.csv", newline="", encoding="utf-8") as handle:  # the e-mails Moodle matches on
+        moodle = list(csv.DictReader(handle))
+    assert {row["email"] for row in moodle} == {"ada@uni.example", "aturing@uni.example"}
+    assert all(cell != "" for row in moodle for cell in row.values())  # an empty cell would clear a grade
 
 
 def test_nbgrader_one_folder_per_notebook_reads_the_quizzes_beside_them(tmp_path):
@@ -171,6 +176,7 @@ def test_nbgrader_one_folder_per_notebook_reads_the_quizzes_beside_them(tmp_path
     assert ada["score"] == ada["max_score"] and ada["quiz:attention"] == "20"
     assert ada["submitted_at"].startswith("2026-11-30 10:00")
     assert "Not graded" not in read(out, "feedback/ada.md")
+    assert (out / "moodle.csv").is_file()  # gradebook.db gave the e-mail
 
 
 def test_a_roster_without_the_column_matching_needs_is_refused(tmp_path):

@@ -106,3 +106,23 @@ def test_canvas_csv_without_roster_writes_only_ids_of_their_kind():
                                                       identities=identities))))[1:]
     assert [(r["Student"], r["ID"], r["SIS User ID"], r["SIS Login ID"]) for r in rows] == [
         ("lovelaceada", "340934", "", ""), ("Alan Turing", "", "S0002", ""), ("folder", "", "", "")]
+
+
+def test_moodle_csv_has_only_rows_it_can_match_and_only_final_columns():
+    """Moodle's import stops at a row whose user it cannot find and clears a grade on an empty cell."""
+    from autograder.grading.importers import Identity
+    from autograder.reporting.moodle import moodle_csv
+
+    waiting = StudentResult("Ann Lee", result("x").tests, (QuizResult("attention", 10, 20, (QuizItem("att-04", 0, 2, "",
+                                                                                                     True),), pending=2.0),))
+    identities = {"Ada Lovelace": Identity(name="Ada Lovelace", email="ada@uni.example"),
+                  "Ann Lee": Identity(name="Ann Lee", email="alee@uni.example")}
+    text, notes = moodle_csv([result("Ada Lovelace"), waiting, result("folder")], identities)
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows == [["email", "attention_scores code"], ["ada@uni.example", "3"], ["alee@uni.example", "3"]]
+    assert all(cell != "" for row in rows for cell in row)
+    assert notes == ['moodle.csv: 1 student(s) without an e-mail left out (Moodle stops the whole import at a row '
+                     'it cannot match): "folder"',
+                     'moodle.csv: "quiz attention" left out until every cell is final (answers waiting for review, '
+                     "a grader problem or a missing part; an empty cell would clear Moodle's grade)"]
+    assert moodle_csv([result("folder")], {}) == (None, [])  # no e-mail known: no file

@@ -13,6 +13,7 @@ from .class_report import class_report_html
 from .feedback import feedback_markdown
 from .gradebook import gradebook_csv
 from .gradescope import results_json
+from .moodle import moodle_csv
 from .provisional import arrival
 from .roster import RosterJoin, match_report_csv
 from .summary import full_table
@@ -29,8 +30,13 @@ def write_outputs(out_dir: Path, results: list[StudentResult], roster: RosterJoi
                      json.dumps(results_json(result, arrival=when), indent=1, ensure_ascii=False))
         write_atomic(out_dir / "feedback" / f"{stem}.md", feedback_markdown(result, when))
     write_atomic(out_dir / "gradebook.csv", gradebook_csv(results, identities))
+    moodle, moodle_notes = moodle_csv(results, identities)
     write_atomic(out_dir / "summary.txt", full_table(results, list(skipped), identities,
-                                                     canvas_notes(results, roster, identities)))
+                                                     canvas_notes(results, roster, identities) + moodle_notes))
+    if moodle is not None:
+        write_atomic(out_dir / "moodle.csv", moodle)
+    else:  # an earlier run's file would be taken for this one's
+        (out_dir / "moodle.csv").unlink(missing_ok=True)
     write_atomic(out_dir / "canvas.csv", canvas_csv(results, roster=roster, identities=identities))
     if roster is not None:
         write_atomic(out_dir / "roster-match.csv", match_report_csv(roster))
