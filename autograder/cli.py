@@ -179,13 +179,16 @@ def preload_reports(students: int = 0) -> None:
 
 
 def report_roster(joined, out: Path) -> None:
-    from .reporting.names import quoted
+    from .reporting.names import is_test_student, quoted
 
     say = lambda text, style=None: console.print(text, style=style, markup=False, highlight=False)  # noqa: E731
     say(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
         f"(details in {out / 'roster-match.csv'})")
     for folder in joined.unmatched:
-        say(f"roster: no Canvas student for {quoted([folder])}; left out of canvas.csv", "bold red")
+        if is_test_student(folder):  # Canvas's student view: no one's work, never in an export's roster
+            say(f"roster: {quoted([folder])} is Canvas's Test Student; left out of canvas.csv")
+        else:
+            say(f"roster: no Canvas student for {quoted([folder])}; left out of canvas.csv", "bold red")
     for folder, names in joined.ambiguous.items():
         say(f"roster: {quoted([folder])} matches {quoted(names)}; left out of canvas.csv", "bold red")
     if joined.without_submission:

@@ -138,6 +138,8 @@ def test_a_roster_join_quotes_names_and_skips_the_test_student(canvas):
         '"Student, Test",999999,,,Sec A,\n', encoding="utf-8")
     said = grade(download, out, "--roster", str(roster))  # the class is graded already: a re-run resumes
     assert 'roster: 1 Canvas student(s) without a submission: "Hopper, Grace"' in said
+    assert 'roster: "studenttest" is Canvas\'s Test Student; left out of canvas.csv' in said
+    assert "no Canvas student for" not in said
     rows = canvas_rows(out)
     assert [(r["Student"], r["ID"], r["SIS Login ID"], r["Section"]) for r in rows] == [
         ("Lee, Barbara", "340936", "blee", "Sec A"), ("Lovelace, Ada", "340934", "alovelace", "Sec A"),
