@@ -113,8 +113,8 @@ def test_moodle_csv_has_only_rows_it_can_match_and_only_final_columns():
     from autograder.grading.importers import Identity
     from autograder.reporting.moodle import moodle_csv
 
-    waiting = StudentResult("Ann Lee", result("x").tests, (QuizResult("attention", 10, 20, (QuizItem("att-04", 0, 2, "",
-                                                                                                     True),), pending=2.0),))
+    pending = QuizResult("attention", 10, 20, (QuizItem("att-04", 0, 2, "", True),), pending=2.0)
+    waiting = StudentResult("Ann Lee", result("x").tests, (pending,))
     identities = {"Ada Lovelace": Identity(name="Ada Lovelace", email="ada@uni.example"),
                   "Ann Lee": Identity(name="Ann Lee", email="alee@uni.example")}
     text, notes = moodle_csv([result("Ada Lovelace"), waiting, result("folder")], identities)

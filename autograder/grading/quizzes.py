@@ -34,14 +34,16 @@ def load_class_quizzes(folder: Path = paths.QUIZZES_DIR) -> list[Quiz]:
 def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str = "auto",
                         quizzes: list[Quiz] | None = None,
                         warn=lambda text: None, allow_weak: bool = False,
-                        server=None, found: dict[str, dict[str, str]] | None = None) -> dict[str, tuple[QuizResult, ...]]:
+                        server=None,
+                        found: dict[str, dict[str, str]] | None = None) -> dict[str, tuple[QuizResult, ...]]:
     """Every student's quizzes: student id -> results, in quiz order. Writes the review queue. `server`: a
     fork server already running (the code grading's), used instead of starting one; the caller closes it.
     `found`: student id -> {answer file name: path} for files found elsewhere than the student's folder
     (beside code one folder down, grading/quiz_files.py); a name not in it is looked for in the folder."""
     quizzes = load_class_quizzes() if quizzes is None else quizzes
     found = found or {}
-    sheets = {sid: {quiz.id: _read(quiz, folder, found.get(sid)) for quiz in quizzes} for sid, folder in folders.items()}
+    sheets = {sid: {quiz.id: _read(quiz, folder, found.get(sid)) for quiz in quizzes}
+              for sid, folder in folders.items()}
     decisions = load_decisions(out_dir / REVIEW_FILE, {q.id: q for q in quizzes})
     for text in decisions.warnings:
         warn(text)

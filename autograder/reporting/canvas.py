@@ -31,7 +31,8 @@ lib/gradebook_importer.rb, and the matching exporter):
   cell also stays blank while some of its answers wait for the instructor's review (pending points), and
   `canvas_notes` says so where the teacher reads (terminal, summary.txt).
 * A name containing "Points Possible" would be taken for that row, so the `Student` cell is left blank.
-  Headers come from assignment and quiz ids: keep those free of Canvas's reserved column words ("Current Score", "Final Grade", "Override Score", ...), which the importer silently drops.
+  Headers come from assignment and quiz ids: keep those free of Canvas's reserved column words ("Current
+  Score", "Final Grade", "Override Score", ...), which the importer silently drops.
 
 With a roster (`attnkit grade --roster <Canvas gradebook export>`, see roster.py) the student columns come from
 Canvas itself (its name, ID, SIS ids and section), only students found in the roster are written, and an
