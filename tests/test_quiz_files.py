@@ -170,3 +170,13 @@ def test_nbgrader_gradebook_gives_names_emails_and_lms_ids(tmp_path):
     assert found.summary.endswith("names, e-mails and LMS user ids read from gradebook.db")
     assert (course / "gradebook.db").read_bytes() == database  # read-only: not even a journal
     assert sorted(p.name for p in course.iterdir() if p.name.startswith("gradebook")) == ["gradebook.db"]
+
+
+def test_a_students_zip_beside_the_folders(tmp_path, quizzes):
+    work = tmp_path / "work"
+    beside_each_notebook(work / "ada-work")
+    source = tmp_path / "class"
+    copy(CODE_FILES, source / "grace")  # a folder beside the zip: the class is read as student folders
+    platforms.zip_folder(work, source / "ada.zip")
+    found = import_class(source, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
+    assert_every_quiz_read(found, quizzes, "ada")
