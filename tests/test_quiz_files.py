@@ -180,3 +180,19 @@ def test_a_students_zip_beside_the_folders(tmp_path, quizzes):
     platforms.zip_folder(work, source / "ada.zip")
     found = import_class(source, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
     assert_every_quiz_read(found, quizzes, "ada")
+
+
+def test_nbgrader_due_dates_say_who_was_late_and_extensions_are_not_guessed(tmp_path):
+    source = tmp_path / "class"
+    for person in ("ada", "alan", "barbara lee"):  # timestamps 10:00, 10:01, 10:02 on 2026-11-30 (UTC)
+        shutil.copytree(paths.DEMO_CLASS_DIR / person, source / person)
+    ids = {AS: "ps1", SHA: "ps2"}
+    course = platforms.nbgrader_course(tmp_path / "course", source, per_assignment=ids, database=True,
+                                       due={"ps1": "2026-11-30 10:00:30.000000", "ps2": "2026-12-01 00:00:00"},
+                                       extensions={("barbara lee", "ps1")})
+    found = import_class(course, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
+    assert {sid: who.late for sid, who in found.identities.items()} == {"ada": False, "alan": True,
+                                                                        "barbara lee": None}
+    assert found.summary.endswith("due dates from gradebook.db: 1 submitted late, 1 not known (an extension, "
+                                  "or a folder with no due date)")
+    assert found.identities["alan"].arrival() == {"submitted_at": "2026-11-30 10:01:00.000000 UTC", "late": "yes"}
