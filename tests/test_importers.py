@@ -409,3 +409,19 @@ def test_canvas_names_are_read_back(name, late, user, attachment, file, version)
     upload = parse(Path(f"{name}{'_late' if late else ''}_{user}_{attachment}_{uploaded}"))
     assert (upload.name, upload.late, upload.user, upload.attachment, upload.file, upload.version) == \
         (name, late, str(user), attachment, file, version)
+
+
+def test_gradescope_submission_times_in_both_forms(tmp_path):
+    """Ruby writes `:created_at: 2026-11-20 10:00:00.000000000 -08:00` (a YAML timestamp); a quoted ISO string
+    is read as written."""
+    from autograder.grading.importers.gradescope import read_metadata
+
+    metadata = tmp_path / "submission_metadata.yml"
+    metadata.write_text("submission_1:\n  :submitters:\n  - :name: Ada Lovelace\n"
+                        "  :created_at: 2026-11-20 10:00:00.000000000 -08:00\n"
+                        "submission_2:\n  :submitters:\n  - :name: Alan Turing\n"
+                        "  :created_at: '2026-11-21T09:30:00.000000+01:00'\n", encoding="utf-8")
+    people = read_metadata(metadata)
+    assert people["submission_1"][0].submitted_at == "2026-11-20T10:00:00-08:00"
+    assert people["submission_2"][0].submitted_at == "2026-11-21T09:30:00.000000+01:00"
+    assert people["submission_1"][0].late is None  # the export has no due date: never guessed

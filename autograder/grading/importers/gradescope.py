@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from ...results import safe_text
 from ..submissions import visible
 from . import ClassImport, Identity
 from .folders import read_student
@@ -41,7 +42,7 @@ def read_metadata(path: Path) -> dict[str, list[Identity]]:
     for folder, entry in data.items():
         submitters = entry.get("submitters") if isinstance(entry, dict) else None
         when = entry.get("created_at") if isinstance(entry, dict) else None
-        when = when.isoformat() if hasattr(when, "isoformat") else str(when or "").strip()  # YAML may parse it
+        when = safe_text(when.isoformat() if hasattr(when, "isoformat") else str(when or "").strip(), 64)  # parsed or not
         people = []
         for person in submitters if isinstance(submitters, list) else []:
             if isinstance(person, dict):
