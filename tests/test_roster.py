@@ -126,3 +126,19 @@ def test_moodle_csv_has_only_rows_it_can_match_and_only_final_columns():
                      'moodle.csv: "quiz attention" left out until every cell is final (answers waiting for review, '
                      "a grader problem or a missing part; an empty cell would clear Moodle's grade)"]
     assert moodle_csv([result("folder")], {}) == (None, [])  # no e-mail known: no file
+
+
+def test_canvas_notes_say_what_the_upload_will_not_do():
+    from autograder.grading.importers import Identity
+    from autograder.reporting.canvas import canvas_notes
+
+    pending = QuizResult("attention", 10, 20, (QuizItem("att-04", 0, 2, "", True),), pending=2.0)
+    results = [result("ada"), StudentResult("Ann Lee", (), (pending,)), result("studenttest")]
+    identities = {"ada": Identity(lms_user_id="101"), "studenttest": Identity(lms_user_id="999")}
+    assert canvas_notes(results, identities=identities) == [
+        "canvas.csv: 1 quiz cell(s) of 1 student(s) left blank while answers wait for review (Canvas keeps its "
+        "value); upload again after the review",
+        "canvas.csv: 1 student(s) without a Canvas or SIS id, matched by exact name only; --roster <gradebook "
+        "export> joins them",
+        "canvas.csv: Canvas's Test Student left out"]
+    assert canvas_notes([result("ada")], identities=identities) == []

@@ -156,11 +156,11 @@ def canvas_notes(results: list[StudentResult], roster: RosterJoin | None = None,
     if waiting:
         cells = sum(1 for result, _ in rows for q in result.quizzes if q.pending)
         notes.append(f"canvas.csv: {cells} quiz cell(s) of {len(waiting)} student(s) left blank while answers wait "
-                     "for review (Canvas keeps what it has); review, grade again, then upload")
+                     "for review (Canvas keeps its value); upload again after the review")
     nameless = [row.student for _, row in rows if not (row.canvas_id or row.sis_user_id or row.sis_login_id)]
     if nameless:
-        notes.append(f"canvas.csv: {len(nameless)} student(s) carry no Canvas or SIS id, so Canvas can match them "
-                     "only by their exact Canvas name; grade with --roster <gradebook export> to join them")
+        notes.append(f"canvas.csv: {len(nameless)} student(s) without a Canvas or SIS id, matched by exact name only; "
+                     "--roster <gradebook export> joins them")
     left_out = len(results) - len(rows) - (len([r for r in results if r.student_id not in roster.matched])
                                            if roster is not None else 0)
     if left_out:
