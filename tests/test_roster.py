@@ -142,3 +142,60 @@ def test_canvas_notes_say_what_the_upload_will_not_do():
         "export> joins them",
         "canvas.csv: Canvas's Test Student left out"]
     assert canvas_notes([result("ada")], identities=identities) == []
+
+
+# ---------- generated: whatever the platform said, canvas.csv puts only ids of their kind in their columns ----------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NAMES = st.one_of(st.text(min_size=1, max_size=20),
+                  st.sampled_from(["Lovelace, Ada", 'Ada "the" Lovelace', "Points Possible", "=cmd|calc",
+                                   "Student, Test", "Test Student", "studenttest", "Lee, Ann\nJr"]))
+IDS = st.one_of(st.just(""), st.from_regex(r"[0-9]{1,9}", fullmatch=True))
+
+
+@st.composite
+def platform_class(draw):
+    from autograder.grading.importers import Identity
+
+    people = draw(st.lists(st.tuples(NAMES, st.sampled_from(["folder", "canvas", "gradescope"]), IDS, IDS),
+                           min_size=1, max_size=6, unique_by=lambda p: p[0]))
+    identities = {}
+    for name, kind, user, sid in people:
+        if kind == "canvas":
+            identities[name] = Identity(lms_user_id=user)
+        elif kind == "gradescope":
+            identities[name] = Identity(name=name, sid=sid, email="x@uni.example")
+    return [result(name) for name, *_ in people], identities
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(platform_class())
+def test_generated_classes_write_ids_only_under_their_own_column(case):
+    from autograder.reporting.names import is_test_student
+
+    results, identities = case
+    rows = list(csv.DictReader(io.StringIO(canvas_csv(results, identities=identities), newline="")))
+    assert rows[0]["Student"] == "Points Possible"
+    written = rows[1:]
+    kept = [r for r in results if not is_test_student(getattr(identities.get(r.student_id), "name", "")
+                                                      or r.student_id)]
+    assert len(written) == len(kept)
+    for row, kept_result in zip(written, kept):
+        who = identities.get(kept_result.student_id)
+        assert row["ID"] == getattr(who, "lms_user_id", "")            # a Canvas user id, or nothing
+        assert row["SIS User ID"] == getattr(who, "sid", "")           # a SID, or nothing
+        assert row["SIS Login ID"] == "" and row["Section"] == ""      # never a name where a login belongs
+        assert "points possible" not in row["Student"].lower()         # not taken for the points row
+        assert not row["Student"].startswith(("=", "+", "-", "@"))     # not run by a spreadsheet
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(st.lists(NAMES, min_size=1, max_size=5))
+def test_quoted_lists_read_back_name_by_name(names):
+    from autograder.reporting.names import quoted
+
+    text = quoted(names)
+    [back] = list(csv.reader(io.StringIO(text), skipinitialspace=True))
+    assert back == [name.replace('"', "'") for name in names]
