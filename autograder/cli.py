@@ -35,8 +35,11 @@ def main() -> None:
                    "can read the hidden tests and reference solutions). Every output says so.")
 @click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="A Canvas gradebook export (CSV): canvas.csv then carries Canvas's student and assignment ids.")
+@click.option("--due", default=None, metavar="DATETIME",
+              help="The deadline, with a time zone (2026-11-25T23:59-08:00): where the download gives submission "
+                   "times but not lateness (Gradescope, nbgrader without due dates), a later time is late.")
 def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str, allow_weak: bool,
-          roster: Path | None) -> None:
+          roster: Path | None, due: str | None) -> None:
     """Grade every student in SUBMISSIONS (default: the bundled demo class): folders, a Canvas download, a
     Gradescope export, an nbgrader course root, or a zip of any of them."""
     from . import profiling
@@ -58,6 +61,15 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
         except (ValueError, UnicodeDecodeError) as exc:
             raise click.BadParameter(str(exc), param_hint="--roster") from None
 
+    deadline = None
+    if due is not None:
+        from .grading.importers.arrival import parse_due
+
+        try:
+            deadline = parse_due(due)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--due") from None
+
     submissions = submissions or paths.DEMO_CLASS_DIR
     out = out or paths.ROOT / "out" / ("demo" if submissions == paths.DEMO_CLASS_DIR else
                                        submissions.name.removesuffix(".zip"))
@@ -72,6 +84,10 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             sys.exit(3)
         refuse(f"{submissions} could not be read ({exc.strerror or type(exc).__name__}).")
     console.print(imported.summary, markup=False, highlight=False)
+    if deadline is not None:
+        from .grading.importers.arrival import apply_due
+
+        console.print(apply_due(imported, deadline), markup=False, highlight=False)
     for line in imported.skipped:
         console.print(line, style="bold red", markup=False, highlight=False)
     if not imported.submissions:

@@ -147,18 +147,20 @@ def test_a_roster_join_quotes_names_and_skips_the_test_student(canvas):
     assert "attention_scores code (4521)" in rows[0]
 
 
-def test_a_gradescope_export_with_a_group_gives_sids_and_times(tmp_path):
+def test_a_gradescope_export_with_a_group_gives_sids_times_and_lateness_by_due(tmp_path):
     export = platforms.gradescope_export(tmp_path / "export", small_class(tmp_path / "class", ("ada",)),
                                          groups={"ada": ["alan"]})
     out = tmp_path / "out"
-    grade(export, out)
+    said = grade(export, out, "--due", "2026-11-19T23:59-08:00")  # the export has times, not lateness
+    assert "--due 2026-11-20T07:59:00+00:00: 2 of 2 submitted after it" in said
     rows = {row["Student"]: row for row in canvas_rows(out)}
     assert {name: (row["ID"], row["SIS User ID"], row["SIS Login ID"]) for name, row in rows.items()} == {
         "Ada Lovelace": ("", "S0001", ""), "Alan Turing": ("", "S0002", "")}  # names stay out of the login
     book = gradebook(out)
     assert {row["submitted_at"] for row in book.values()} == {"2026-11-20T10:00:00.000000-08:00"}
-    assert "late" not in next(iter(book.values()))  # the export does not say who was late: no column guesses
-    assert "Submitted 2026-11-20T10:00:00.000000-08:00." in read(out, "feedback/Alan Turing.md")
+    assert {row["late"] for row in book.values()} == {"yes"}
+    assert 'Submitted late (2, as the platform marked them): "Ada Lovelace", "Alan Turing"' in read(out, "summary.txt")
+    assert "Submitted 2026-11-20T10:00:00.000000-08:00, marked late." in read(out, "feedback/Alan Turing.md")
     with open(out / "moodle.csv", newline="", encoding="utf-8") as handle:  # the e-mails Moodle matches on
         moodle = list(csv.DictReader(handle))
     assert {row["email"] for row in moodle} == {"ada@uni.example", "aturing@uni.example"}
