@@ -199,3 +199,16 @@ def test_quoted_lists_read_back_name_by_name(names):
     text = quoted(names)
     [back] = list(csv.reader(io.StringIO(text), skipinitialspace=True))
     assert back == [name.replace('"', "'") for name in names]
+
+
+def test_a_sid_that_is_a_canvas_user_id_is_joined_by_it():
+    from autograder.grading.importers import Identity
+
+    entries, _ = read_canvas_export(EXPORT)
+    identities = {"Ada Lovelace": Identity(name="Ada Lovelace", sid="S0001"),   # the SIS User ID
+                  "Grace Hopper": Identity(name="Grace Hopper", sid="102"),     # the Canvas user id
+                  "Nobody": Identity(name="Nobody", sid="999")}
+    join = join_roster(list(identities), entries, identities)
+    assert {f: (e.canvas_id, rule) for f, (e, rule) in join.matched.items()} == {
+        "Ada Lovelace": ("101", "SIS User ID"), "Grace Hopper": ("102", "Canvas ID (the SID)")}
+    assert join.unmatched == ["Nobody"]

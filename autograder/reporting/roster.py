@@ -6,7 +6,8 @@ a "Points Possible" row (and, in newer exports, a "Manual Posting" row). A submi
 this order, to the SIS Login ID, the SIS User ID, an e-mail (an Email column, or a login that is an
 address: the whole address or its local part), and finally the name, in any order of its words ("lee
 barbara", "Barbara_Lee", "Lee, Barbara"). A match must be unique; everyone else is listed, never guessed. A student read from a platform's download
-is first matched by what the download says: the Canvas user id (the export's ID), the SID, the e-mail.
+is first matched by what the download says: the Canvas user id (the export's ID), the SID (as the SIS User
+ID, else as the Canvas user id), the e-mail.
 Canvas's "Test Student" (the student view's account) is no student: it is left out of the roster.
 
 An export without a column the class's matching needs (SIS Login ID for folders named after logins, SIS
@@ -121,6 +122,7 @@ def join_roster(folders: list[str], entries: list[RosterEntry], identities: dict
     download carries each student's Canvas ID, a Gradescope export the SID and e-mail."""
     identities = identities or {}
     known = [("Canvas ID", "lms_user_id", lambda e: [e.canvas_id]), ("SIS User ID", "sid", lambda e: [e.sis_user_id]),
+             ("Canvas ID (the SID)", "sid", lambda e: [e.canvas_id]),  # a Gradescope course set up from Canvas
              ("email", "email", lambda e: [_key(a) for a in (e.email, e.sis_login_id) if "@" in a])]
     rules = [
         ("SIS Login ID", lambda e: [_key(e.sis_login_id)]),
