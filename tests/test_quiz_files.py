@@ -196,3 +196,16 @@ def test_nbgrader_due_dates_say_who_was_late_and_extensions_are_not_guessed(tmp_
     assert found.summary.endswith("due dates from gradebook.db: 1 submitted late, 1 not known (an extension, "
                                   "or a folder with no due date)")
     assert found.identities["alan"].arrival() == {"submitted_at": "2026-11-30 10:01:00.000000 UTC", "late": "yes"}
+
+
+def test_quiz_files_uploaded_beside_a_zip_of_the_code(tmp_path, quizzes):
+    """Canvas keeps each upload a file of its own: the code zipped, the quiz files beside it."""
+    work = tmp_path / "work"
+    copy(CODE_FILES, work)
+    uploads = tmp_path / "canvas"
+    uploads.mkdir()
+    platforms.zip_folder(work, uploads / "lovelaceada_340934_208490284_code.zip")
+    for index, name in enumerate(QUIZ_FILES):
+        shutil.copyfile(ADA / name, uploads / f"lovelaceada_340934_20849029{index}_{name}")
+    found = import_class(uploads, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
+    assert_every_quiz_read(found, quizzes, "lovelaceada")
