@@ -55,6 +55,7 @@ LAYOUTS = {
     "assignment folders": beside_each_notebook,
     "folders named by the course": lambda s: beside_each_notebook(s, {AS: "week3", SHA: "week4"}.get),
     "one folder down": lambda s: copy(CODE_FILES + QUIZ_FILES, s / "ada-work"),
+    "an answers folder beside the code": lambda s: (copy(CODE_FILES, s), copy(QUIZ_FILES, s / "answers")),
 }
 
 
@@ -131,6 +132,15 @@ def test_gradescope_export_with_a_group(tmp_path, quizzes):
     for student in ("Ada Lovelace", "Alan Turing"):  # both submitters of the group read the same answers
         assert_every_quiz_read(found, quizzes, student)
         assert found.identities[student].submitted_at.startswith("2026-11-20")
+
+
+def test_a_copy_beside_the_code_wins_over_one_in_another_folder(tmp_path, quizzes):
+    source = one_student_class(tmp_path, LAYOUTS["flat folder"])
+    old = source / "ada" / "old"
+    old.mkdir()
+    (old / "quiz_attention.yaml").write_text("att-01: b\n", encoding="utf-8")  # newer, but not where the code is
+    found = import_class(source, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
+    assert_every_quiz_read(found, quizzes, "ada")
 
 
 def test_copies_that_differ_grade_the_newest_and_say_so(tmp_path, quizzes):

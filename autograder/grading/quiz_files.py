@@ -3,8 +3,10 @@
 A student hands them in beside the code: at the top of the submission, in the handout's quizzes/ folder,
 or beside a notebook one folder down (nbgrader's `<student>/<assignment>/`, the handout's
 `<assignment>/` folders, a zip's top folder). Every such folder is looked at; per file name the one copy
-graded is the only one, or the newest when copies differ (the student is told which). Links are kept as
-found, so that grading refuses them with the reason instead of following them."""
+graded is the only one, or the newest when copies differ (the student is told which). A file found in none
+of them is looked for in the submission's other sub-folders (an `answers/` folder), so that a file handed
+in is never called missing. Links are kept as found, so that grading refuses them with the reason instead
+of following them."""
 from __future__ import annotations
 
 import os
@@ -45,13 +47,33 @@ def _content(path: Path) -> bytes | None:
         return None
 
 
+def _other_folders(root: Path, places: list[Path]) -> list[Path]:
+    """The sub-folders of `root` not looked at yet (links left out), each with its quizzes/."""
+    try:
+        with os.scandir(root) as entries:
+            others = sorted(Path(e.path) for e in entries
+                            if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+    except OSError:
+        return []
+    return [p for other in others for p in (other, other / QUIZ_FOLDER)
+            if p not in places and p.is_dir() and not p.is_symlink()]
+
+
 def find_quiz_files(folder: Path, root: Path, code_places: list[Path]) -> tuple[dict[str, str], list[str]]:
     """(answer file name -> the path graded, notes for the student). `folder` is the student's folder,
-    `root` the top of the submission in it, `code_places` the folders the graded code files were in."""
+    `root` the top of the submission in it, `code_places` the folders the graded code files were in. A name
+    found in none of those is looked for in the other sub-folders of `root` (an `answers/` folder), so that
+    no file handed in is called missing."""
     found: dict[str, list[Path]] = {}
-    for place in _places(folder, root, code_places):
+    places = _places(folder, root, code_places)
+    for place in places:
         for path in _answer_files(place):
             found.setdefault(path.name, []).append(path)
+    beside_code = set(found)
+    for place in _other_folders(root, places):
+        for path in _answer_files(place):
+            if path.name not in beside_code:
+                found.setdefault(path.name, []).append(path)
     chosen, notes = {}, []
     for name, paths in sorted(found.items()):
         def newest(path: Path) -> int:

@@ -426,6 +426,8 @@ def read_folder(student_id: str, folder: Path, assignments: list[str],
     code_places = [(folder / where).parent for where in places.values()]
     used |= {p.relative_to(root).parts[0] for p in code_places if p != root and p.is_relative_to(root)}
     answers, notes = find_quiz_files(folder, root, code_places)
+    used |= {Path(p).relative_to(root).parts[0] for p in answers.values()
+             if Path(p).parent != root and Path(p).is_relative_to(root)}  # a folder of answers is not stray
     if places:
         notes.append(f"Files found below the top of the submission and graded as if handed in at the top: "
                      f"{', '.join(places.values())}.")
