@@ -101,7 +101,7 @@ def overview_section(results: list[StudentResult], late: list[str] = ()) -> str:
         rows.insert(5, ["quiz points pending review (not in the scores above)",
                         f'<td class="num">{sum(map(pending, waiting)):g} ({len(waiting)} students)</td>'])
     if late:
-        rows.append(["submitted late (as the platform marked them)",
+        rows.append(["submitted late",
                      f'<td class="num">{len(late)}: {esc(quoted(late))}</td>'])
     return '<h2 id="overview">Class overview</h2>' + table(["", "value"], rows)
 

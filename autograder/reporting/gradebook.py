@@ -5,7 +5,7 @@ When the class came from a platform that knows its students (a Canvas download, 
 identity columns it filled (`name`, `email`, `sid`, `lms_user_id`) follow `student_id`, so the gradebook
 joins to a roster; a class of plain folders has none, and score, max_score and pending stay last. Then, where
 the platform says, when the work arrived: `submitted_at` (Gradescope's and nbgrader's time) and `late`
-("yes"/"no": Canvas marks late uploads; blank where the platform does not say)."""
+("yes"/"no": Canvas marks late uploads, nbgrader has due dates, `--due` gives one; blank where not known)."""
 from __future__ import annotations
 
 import csv
@@ -41,7 +41,8 @@ def gradebook_csv(results: list[StudentResult], identities: Mapping | None = Non
     columns = question_columns(results)
     known = {sid: identity.columns() for sid, identity in (identities or {}).items()}
     extra = [c for c in IDENTITY_COLUMNS if any(row.get(c) for row in known.values())]
-    arrivals = {sid: identity.arrival() for sid, identity in (identities or {}).items() if hasattr(identity, "arrival")}
+    arrivals = {sid: identity.arrival() for sid, identity in (identities or {}).items()
+                if hasattr(identity, "arrival")}
     extra_arrival = [c for c in ARRIVAL_COLUMNS if any(row.get(c) for row in arrivals.values())]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

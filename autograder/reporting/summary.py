@@ -126,7 +126,7 @@ def full_table(results: list[StudentResult], skipped: list[str], identities: Map
                      f"{len(items) or ''}".rstrip())
     late = late_students(identities)
     if late:
-        lines += ["", f"Submitted late ({len(late)}, as the platform marked them): {quoted(late)}"]
+        lines += ["", f"Submitted late ({len(late)}): {quoted(late)}"]
     if banner:
         lines += ["", banner]
     lines += ["", "Needs your attention (every student, every reason):"]

@@ -42,7 +42,8 @@ def read_metadata(path: Path) -> dict[str, list[Identity]]:
     for folder, entry in data.items():
         submitters = entry.get("submitters") if isinstance(entry, dict) else None
         when = entry.get("created_at") if isinstance(entry, dict) else None
-        when = safe_text(when.isoformat() if hasattr(when, "isoformat") else str(when or "").strip(), 64)  # parsed or not
+        when = when.isoformat() if hasattr(when, "isoformat") else str(when or "").strip()  # YAML may parse it
+        when = safe_text(when, 64)
         people = []
         for person in submitters if isinstance(submitters, list) else []:
             if isinstance(person, dict):
