@@ -6,7 +6,6 @@ results JSON, for who was late and which points still wait for review."""
 from __future__ import annotations
 
 import csv
-import io
 import json
 import shutil
 import subprocess
