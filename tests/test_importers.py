@@ -324,7 +324,7 @@ from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from autograder.grading.definitions import split_definitions  # noqa: E402
-from autograder.grading.importers.canvas import parse  # noqa: E402
+from autograder.grading.importers.canvas import number, parse  # noqa: E402
 
 SETTINGS = settings(max_examples=150, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -408,7 +408,7 @@ def test_canvas_names_are_read_back(name, late, user, attachment, file, version)
     uploaded = f"{stem}-{version}{ext}" if version else file
     upload = parse(Path(f"{name}{'_late' if late else ''}_{user}_{attachment}_{uploaded}"))
     assert (upload.name, upload.late, upload.user, upload.attachment, upload.file, upload.version) == \
-        (name, late, str(user), attachment, file, version)
+        (name, late, str(user), number(str(attachment)), file, number(str(version)))
 
 
 def test_gradescope_submission_times_in_both_forms(tmp_path):

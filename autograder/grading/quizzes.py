@@ -42,7 +42,7 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
     (beside code one folder down, grading/quiz_files.py); a name not in it is looked for in the folder."""
     quizzes = load_class_quizzes() if quizzes is None else quizzes
     found = found or {}
-    sheets = {sid: {quiz.id: _read(quiz, folder, found.get(sid)) for quiz in quizzes}
+    sheets = {sid: {quiz.id: _walled(sid, quiz, warn, _read, quiz, folder, found.get(sid)) for quiz in quizzes}
               for sid, folder in folders.items()}
     decisions = load_decisions(out_dir / REVIEW_FILE, {q.id: q for q in quizzes})
     for text in decisions.warnings:
@@ -55,7 +55,8 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
         stamp_verdict_cache(out_dir / CODE_CACHE)
         context = GradingContext(evaluator, decisions)
         zero: dict[tuple, object] = {}  # (quiz, why there is no sheet) -> the one zero result: a class of empty folders
-        graded = {sid: tuple(_grade(quiz, sheets[sid][quiz.id], folder, context, zero) for quiz in quizzes)
+        graded = {sid: tuple(_walled(sid, quiz, warn, _grade, quiz, sheets[sid][quiz.id], folder, context, zero)
+                             for quiz in quizzes)
                   for sid, folder in folders.items()}
     finally:
         if server is None:
@@ -104,6 +105,21 @@ def stamp_verdict_cache(cache: Path) -> None:
         write_atomic(stamp, version)
 
 
+def _walled(student_id: str, quiz: Quiz, warn, step, *args):
+    """One student's quiz file read or graded: whatever it makes the kit do, it is that student's quiz, never the
+    class's. A failure no bound foresaw scores that quiz 0 with why (a file's text instead of a sheet, which
+    grades as 0), and the instructor is told."""
+    try:
+        return step(*args)
+    except Exception as exc:  # noqa: BLE001 - the per-student wall
+        what = f"{type(exc).__name__}: {str(exc)[:200]}"
+        warn(f"{student_id}: quiz {quiz.id}: the kit failed on this student's answer file ({what}); the quiz "
+             "scored 0 for now. Please report it with the file.")
+        why = (f"{answer_file_name(quiz)} could not be graded: the grading kit failed on it ({type(exc).__name__}), "
+               "quiz scored 0 for now; your instructor has been told")
+        return _zero_result(quiz, why) if step is _grade else why
+
+
 def _read(quiz: Quiz, folder: Path, found: dict[str, str] | None = None):
     """The student's answer sheet for `quiz`, or why there is none: the file found for it, else the one in
     `folder` (answer_path refuses links and oversized files either way)."""
@@ -129,7 +145,10 @@ def _code_answers(quizzes: list[Quiz], sheets: dict) -> list[tuple]:
                 given = None if isinstance(sheet, str) else sheet.answers.get(question.id)
                 if _is_blank(given) or isinstance(given, bool) or not isinstance(given, (str, int, float)):
                     continue
-                prepared = prepare(question, given)
+                try:
+                    prepared = prepare(question, given)
+                except Exception:  # noqa: BLE001 - the answer's own grading meets it again, walled (_walled)
+                    continue
                 if isinstance(prepared, CodeAnswer):
                     work.setdefault(prepared.key, (question, prepared))
     return list(work.values())

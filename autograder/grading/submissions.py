@@ -14,6 +14,7 @@ Files found below the top are graded exactly as at the top, with a note saying w
 from __future__ import annotations
 
 import ast
+import errno
 import hashlib
 import io
 import json
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
+from ..bounded import TooComplex, json_bounds
 from .definitions import split_definitions
 from .names import KINDS, kind_of, rename_note
 from .quiz_files import QUIZ_ANSWERS, QUIZ_FOLDER, find_quiz_files
@@ -96,14 +98,20 @@ def notebook_cells(raw: bytes, handout: bool = False) -> tuple[list[str], list[s
     else:
         import nbformat  # a tenth of a second (jsonschema): only a class that hands in notebooks pays it
 
+        text = raw.decode(json.detect_encoding(raw))  # UTF-8 (a BOM allowed), or UTF-16/32 as JSON may be
+        too_complex = json_bounds(text)  # before any recursive parser sees it
+        if too_complex:
+            raise TooComplex(too_complex)
         with warnings.catch_warnings():  # students' notebooks are often slightly off-schema (missing ids)
             warnings.simplefilter("ignore")
-            raw_cells = nbformat.reads(raw.decode("utf-8"), as_version=4).cells
+            raw_cells = nbformat.reads(text, as_version=4).cells
     cells, notes = [], []
     for cell in raw_cells:
         if cell.get("cell_type") != "code":
             continue
-        if KIT_CELL_TAGS & set(cell.get("metadata", {}).get("tags", [])):
+        metadata = cell.get("metadata")
+        tags = metadata.get("tags") if isinstance(metadata, dict) else None
+        if isinstance(tags, list) and KIT_CELL_TAGS & {t for t in tags if isinstance(t, str)}:
             continue
         text = cell.get("source", "")
         source, had_magic = strip_magics("".join(text) if isinstance(text, list) else text)
@@ -147,12 +155,18 @@ def read_file(folder: Path, path: Path, assignment: str, kind: str | None = None
     except (UnicodeDecodeError, SyntaxError, LookupError):
         return SourceFile(assignment, name, problem=f"{name} is not text in the encoding it declares "
                           "(UTF-8 unless a coding line says otherwise)", digest=digest)
+    except TooComplex as exc:
+        return SourceFile(assignment, name, problem=f"{name} holds {exc}, so it was not read", digest=digest)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds (jsonschema's ValidationError...);
         # whatever one student's file does, it must become that file's problem, not stop the class
         return SourceFile(assignment, name, problem=f"{name} is not a readable notebook ({exc.__class__.__name__})",
                           digest=digest)
     if "\x00" in "".join(cells):
         return SourceFile(assignment, name, problem=f"{name} contains binary data, not Python code", digest=digest)
+    cells, mended = mend_surrogates(cells)
+    if mended:
+        notes.append(f"{name} held {mended} broken character(s) (lone UTF-16 surrogates, which Python cannot "
+                     "compile); each was replaced by U+FFFD (\ufffd) when grading.")
     if sum(map(len, cells)) > MAX_CODE_CHARS:
         return SourceFile(assignment, name, problem=f"{name} holds more than {MAX_CODE_CHARS >> 20} MiB of code",
                           digest=digest)
@@ -160,8 +174,19 @@ def read_file(folder: Path, path: Path, assignment: str, kind: str | None = None
     if trouble:
         return SourceFile(assignment, name, problem=f"{name} cannot be parsed by Python ({trouble})", digest=digest)
     if kind == "py" and error is not None:
-        cells, notes = python_cells(name, cells[0], error)
+        cells, split = python_cells(name, cells[0], error)
+        notes = [*notes, *split]
     return SourceFile(assignment, name, tuple(cells), notes=tuple(notes), digest=digest)
+
+
+def mend_surrogates(cells: list[str]) -> tuple[list[str], int]:
+    """Cells with every lone surrogate (a notebook's JSON escape, a UTF-7 file: never text Python can compile)
+    replaced by U+FFFD; how many there were."""
+    found = sum(len(_SURROGATES.findall(cell)) for cell in cells)
+    return ([_SURROGATES.sub("\ufffd", cell) for cell in cells] if found else cells), found
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def python_cells(name: str, text: str, error: SyntaxError) -> tuple[list[str], list[str]]:
@@ -340,6 +365,22 @@ def refused(student_id: str, assignments: list[str], why: str) -> Submission:
     return Submission(student_id, {a: SourceFile(a, None, problem=why) for a in assignments})
 
 
+def walled(student_id: str, assignments: list[str], read) -> Submission:
+    """`read()` one student's submission behind the per-student wall: whatever reading that student's files
+    does (a folder that cannot be read, a failure of the kit's own readers), it is that student's row, with
+    the reason, never the class's. A full disk is everyone's problem: it stops grading (DiskFull)."""
+    try:
+        return read()
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        return refused(student_id, assignments, f"the submission folder could not be read "
+                       f"({exc.strerror or type(exc).__name__})")
+    except Exception as exc:  # noqa: BLE001 - the per-student wall
+        return refused(student_id, assignments, f"reading the submission failed inside the grading kit "
+                       f"({type(exc).__name__}), so nothing was graded; your instructor has been told")
+
+
 def student_ids(names: list[str]) -> dict[str, str]:
     """folder name -> student id: the name in Unicode NFC (zips from macOS use NFD). Two folders whose
     names differ only in Unicode spelling would share one id: the later ones get a marked id."""
@@ -381,11 +422,8 @@ def discover(submissions: Path, assignments: list[str], stubs: dict[str, dict[st
                                  f"{unicodedata.normalize('NFC', entry.name)!r} in different Unicode spellings; "
                                  "neither was graded: rename or merge them"))
             continue
-        try:
-            found.append(reader(student_id, Path(entry.path), assignments, stubs))
-        except OSError as exc:
-            found.append(refused(student_id, assignments, f"the submission folder could not be read "
-                                 f"({exc.strerror or type(exc).__name__})"))
+        found.append(walled(student_id, assignments,
+                            lambda: reader(student_id, Path(entry.path), assignments, stubs)))
     return sorted(found, key=lambda s: s.student_id)
 
 

@@ -5,7 +5,9 @@ colon, an answer typed under `id: |-` without indentation), the file is cut at e
 `question-id:` line and every piece is read on its own, so one broken answer costs that answer only.
 A broken one-line answer, or a block whose lines were not indented, is read as the literal text the
 student typed (with a note); anything else scores 0 for that question, with the line and the fix.
-YAML anchors and aliases are refused: an answer file never needs them.
+YAML anchors and aliases are refused: an answer file never needs them. The parser is bounded (bounded.py):
+nesting, long numbers, more than MAX_ANSWERS answers, an answer longer than MAX_ANSWER_CHARS characters or
+holding what is not text (a control character, a broken character) cost that answer or file only, with why.
 """
 from __future__ import annotations
 
@@ -16,16 +18,19 @@ from typing import Any, Union
 
 import yaml
 
-from .loader import _StrictLoader, read_text
+from ..bounded import BoundedYaml, TooComplex, not_text
+from .loader import _NoDuplicateKeys, read_text
 from .model import QUESTION_ID_PATTERN, AnswerValue, QuizFormatError
 
 _KEY_LINE = re.compile(r"""^(?P<quote>["']?)(?P<key>[A-Za-z0-9][A-Za-z0-9_.-]*)(?P=quote)[ \t]*:(?=[ \t]|$)(?P<rest>.*)$""")
 _BLOCK_INDICATOR = re.compile(r"^\s*[|>][-+]?\d?\s*(#.*)?$")
 _ID = re.compile(QUESTION_ID_PATTERN)
+MAX_ANSWERS = 200         # top-level keys of one file: a quiz has a few dozen questions
+MAX_ANSWER_CHARS = 5000   # characters of one answer: a short answer, a formula or one expression
 
 
-class _AnswerLoader(_StrictLoader):
-    """Strict loader (no duplicate keys) that also refuses anchors and aliases."""
+class _AnswerLoader(_NoDuplicateKeys, BoundedYaml):
+    """Bounded loader (bounded.py) without duplicate keys, anchors or aliases."""
 
     def compose_node(self, parent, index):  # type: ignore[override]
         if self.check_event(yaml.AliasEvent):
@@ -72,7 +77,7 @@ def read_answer_sheet(path: Union[str, Path]) -> AnswerSheet:
 def parse_answer_sheet(text: str, name: str = "answers") -> AnswerSheet:
     try:
         data = _load(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, TooComplex):
         return _piece_by_piece(text, name)
     if data is None:
         return AnswerSheet()
@@ -82,20 +87,42 @@ def parse_answer_sheet(text: str, name: str = "answers") -> AnswerSheet:
             raise QuizFormatError(name, [("", "the file must map question ids to answers (id: answer), "
                                               f"got {type(data).__name__}")])
         return _piece_by_piece(text, name)
-    return _checked(data)
+    return _checked(data, name)
 
 
-def _checked(data: dict) -> AnswerSheet:
+def _checked(data: dict, name: str = "answers") -> AnswerSheet:
     answers, problems, messages = {}, {}, []
+    if len(data) > MAX_ANSWERS:
+        raise QuizFormatError(name, [("", f"{len(data)} answers, more than the {MAX_ANSWERS} a file may hold")])
     for key, value in data.items():
         if not isinstance(key, str) or not _ID.match(key):
-            messages.append(f"{key!r} is not a question id; ignored")
+            messages.append(f"{_shown(key)} is not a question id; ignored")
             continue
         if isinstance(value, (list, dict)) or not isinstance(value, (str, int, float, bool, type(None))):
             problems[key] = ("the answer must be text, a number or true/false, not a list or mapping. " + _fix(key))
             continue
+        why = _unusable(value)
+        if why:
+            problems[key] = f"the answer {why}; it scores 0."
+            continue
         answers[key] = value
     return AnswerSheet(answers, problems, {}, tuple(messages))
+
+
+def _unusable(value: AnswerValue) -> str | None:
+    """Why an answer's text cannot be graded (too long, not text), else None."""
+    if not isinstance(value, str):
+        return None
+    if len(value) > MAX_ANSWER_CHARS:
+        return f"is {len(value)} characters long, more than the {MAX_ANSWER_CHARS} an answer may be"
+    why = not_text(value)
+    return f"holds {why} (remove it and hand the file in again)" if why else None
+
+
+def _shown(key: object) -> str:
+    """A key that is no question id, as a short quoted text (whatever it holds)."""
+    text = repr(key) if isinstance(key, str) else type(key).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _pieces(lines: list[str]) -> tuple[list[tuple[str, int, list[str]]], list[int]]:
@@ -121,6 +148,8 @@ def _piece_by_piece(text: str, name: str) -> AnswerSheet:
     pieces, stray = _pieces(text.splitlines())
     if not pieces:
         raise QuizFormatError(name, [("", "no `question-id: answer` lines found")])
+    if len(pieces) > MAX_ANSWERS:
+        raise QuizFormatError(name, [("", f"{len(pieces)} answers, more than the {MAX_ANSWERS} a file may hold")])
     if stray:
         messages.append(f"line(s) {', '.join(map(str, stray[:5]))} before the first answer were ignored")
     first_line: dict[str, int] = {}
@@ -134,10 +163,15 @@ def _piece_by_piece(text: str, name: str) -> AnswerSheet:
         first_line[key] = number
         try:
             data = _load("\n".join(lines))
+        except TooComplex as exc:
+            problems[key] = f"line {number} ({key}): the answer holds {exc}; it scores 0."
+            continue
         except yaml.YAMLError as exc:
             line, problem = _yaml_problem(exc, number)
             literal = _literal(lines)
-            if literal is None:
+            if literal is not None and _unusable(literal):
+                problems[key] = f"line {line} ({key}): the answer {_unusable(literal)}; it scores 0."
+            elif literal is None:
                 problems[key] = f"line {line} ({key}): not valid YAML ({problem}); this answer scores 0. " + _fix(key)
             else:
                 answers[key] = literal
@@ -147,7 +181,7 @@ def _piece_by_piece(text: str, name: str) -> AnswerSheet:
         if not isinstance(data, dict) or key not in data:
             problems[key] = f"line {number} ({key}): could not be read. " + _fix(key)
             continue
-        sheet = _checked({key: data[key]})
+        sheet = _checked({key: data[key]})  # one key: never more than MAX_ANSWERS
         answers.update(sheet.answers)
         problems.update(sheet.problems)
     return AnswerSheet(answers, problems, notes, tuple(messages))

@@ -17,7 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..submissions import result_stem, visible
+from ..submissions import result_stem, visible, walled
 from . import ClassImport, Identity
 from .folders import read_student
 
@@ -25,26 +25,33 @@ NAME = re.compile(r"^(?P<name>[^\W_]+)(?P<late>_late)?_(?P<user>\d+)_(?P<attachm
 RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]+(\.txt)?)?$")
 
 
+def number(digits: str) -> tuple[int, str]:
+    """A run of digits as a sort key in numeric order, never as an int: Python will not read one of thousands
+    of digits, and a file name may hold one."""
+    digits = digits.lstrip("0")
+    return len(digits), digits
+
+
 @dataclass(frozen=True)
 class Upload:
     path: Path
     name: str
     user: str
-    attachment: int
+    attachment: tuple[int, str]  # number(): in numeric order
     late: bool
     file: str          # the name the student gave it, Canvas's `-N` removed
-    version: int       # Canvas's `-N` (0 for the first upload)
+    version: tuple[int, str]     # Canvas's `-N` as number() (0 for the first upload)
 
 
 def parse(path: Path) -> Upload | None:
     match = NAME.match(path.name)
-    if not match:
+    if not match or match["file"] in (".", ".."):
         return None
-    file, version = match["file"], 0
+    file, version = match["file"], number("0")
     again = RESUBMITTED.match(file)
     if again:
-        file, version = again["stem"] + (again["ext"] or ""), int(again["n"])
-    return Upload(path, match["name"], match["user"], int(match["attachment"]), bool(match["late"]), file, version)
+        file, version = again["stem"] + (again["ext"] or ""), number(again["n"])
+    return Upload(path, match["name"], match["user"], number(match["attachment"]), bool(match["late"]), file, version)
 
 
 def looks_like(folder: Path) -> bool:
@@ -91,9 +98,12 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
         is_late = any(u.late for u in latest.values())
         late += is_late
         target = stage / "canvas" / result_stem(student_id)
-        for file, upload in latest.items():
-            _place(upload.path, target / file)
-        submissions.append(read_student(student_id, target, stage, assignments, stubs))
+
+        def read(target=target, latest=latest, student_id=student_id):
+            for file, upload in latest.items():
+                _place(upload.path, target / file)
+            return read_student(student_id, target, stage, assignments, stubs)
+        submissions.append(walled(student_id, assignments, read))
         identities[student_id] = Identity(lms_user_id=user, late=is_late)  # <name> is the student id already
     students = len(submissions)
     summary = (f"Canvas download: {len(uploads)} files from {students} students; latest resubmission kept for "

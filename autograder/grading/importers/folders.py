@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..submissions import (Submission, discover, is_graded_name, not_graded_entries, read_submission, refused,
-                           result_stem, submission_root, visible)
+                           result_stem, submission_root, visible, walled)
 from ..quiz_files import find_quiz_files
 from . import ClassImport
 from .zips import Refused, unpack
@@ -74,7 +74,7 @@ def import_folders(submissions: Path, stage: Path, assignments: list[str],
         path = submissions / name
         stem = unicodedata.normalize("NFC", name[:-4]) if name.lower().endswith(".zip") else None
         if stem and not name.startswith(".") and path.is_file() and not path.is_symlink() and stem not in by_id:
-            by_id[stem] = read_zip(stem, path, stage, assignments, stubs)
+            by_id[stem] = walled(stem, assignments, lambda: read_zip(stem, path, stage, assignments, stubs))
             zipped += 1
         else:
             skipped.append(line)

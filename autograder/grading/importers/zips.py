@@ -1,21 +1,29 @@
 """Unpack a zip that a student (or a platform) handed in, refusing what could harm the grading machine.
 
 Refused as a whole, with the reason: an archive that is not a zip or is encrypted, a member whose path
-leads outside the archive (absolute, `..`, a drive letter), more members or more bytes than the limits, a
-member that expands more than MAX_RATIO times beyond a megabyte (a zip bomb). Byte counts are measured
-while writing, never taken from the archive's own headers. Links inside the archive are not created
-(they are listed as skipped), nor are hidden files and macOS metadata (`__MACOSX/`).
+leads outside the archive (absolute, `..`, a drive letter) or is deeper or longer than MAX_PATH_PARTS /
+MAX_PATH_CHARS, more members or more bytes than the limits (the member count is read from the archive's
+end record before its directory is loaded), a member that expands more than MAX_RATIO times beyond a
+megabyte (a zip bomb), members that cannot all be created (a file and a folder of one name). Byte counts
+are measured while writing, never taken from the archive's own headers. Links inside the archive are not
+created (they are listed as skipped), nor are hidden files, macOS metadata (`__MACOSX/`) and members whose
+names hold control characters.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import stat
+import struct
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 MAX_RATIO = 100            # compressed -> uncompressed, for members above 1 MiB
+MAX_PATH_PARTS = 32        # folders deep, the file included
+MAX_PATH_CHARS = 1024      # characters of a member's path (a part: 255 bytes, as file systems allow)
 CHUNK = 1 << 16
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,38 @@ def _member_path(name: str) -> PurePosixPath | None:
     return path
 
 
+def _too_deep(name: str) -> str | None:
+    """Why a member's path is beyond the bounds (too deep, too long), else None."""
+    parts = [p for p in name.replace("\\", "/").split("/") if p]
+    if len(parts) > MAX_PATH_PARTS:
+        return f"a path {len(parts)} folders deep (at most {MAX_PATH_PARTS})"
+    if len(name) > MAX_PATH_CHARS or any(len(p.encode("utf-8", "replace")) > 255 for p in parts):
+        return f"a path longer than a file system allows (at most {MAX_PATH_CHARS} characters, 255 bytes a name)"
+    return None
+
+
+def member_count(archive: Path) -> int | None:
+    """How many members the archive's end record declares (zip64 included), read without loading its
+    directory; None when there is no such record (zipfile then says what is wrong)."""
+    try:
+        with open(archive, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - (22 + 0xFFFF)))
+            tail = handle.read()
+            at = tail.rfind(b"PK\x05\x06")
+            if at < 0 or len(tail) < at + 22:
+                return None
+            count = struct.unpack("<H", tail[at + 10:at + 12])[0]
+            if count != 0xFFFF or at < 20 or tail[at - 20:at - 16] != b"PK\x06\x07":
+                return count
+            handle.seek(struct.unpack("<Q", tail[at - 12:at - 4])[0])  # the zip64 end record
+            record = handle.read(56)
+            return struct.unpack("<Q", record[32:40])[0] if record[:4] == b"PK\x06\x06" else None
+    except (OSError, struct.error, ValueError, OverflowError):
+        return None
+
+
 def _ignored(path: PurePosixPath) -> bool:
     return any(part.startswith(".") or part == "__MACOSX" for part in path.parts)
 
@@ -55,6 +95,9 @@ def _ignored(path: PurePosixPath) -> bool:
 def unpack(archive: Path, target: Path, limits: Limits = STUDENT_ZIP) -> Unpacked:
     """Unpack `archive` into the new folder `target`; raise Refused with the reason instead."""
     name = archive.name
+    declared = member_count(archive)
+    if declared is not None and declared > limits.members:
+        raise Refused(f"{name} holds {declared} files, more than the {limits.members} a submission may hold")
     try:
         handle = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -67,6 +110,9 @@ def unpack(archive: Path, target: Path, limits: Limits = STUDENT_ZIP) -> Unpacke
             if _member_path(info.filename) is None:
                 raise Refused(f"{name} holds a path that leads outside the archive ({info.filename[:80]!r}); "
                               "it was not unpacked")
+            deep = _too_deep(info.filename)
+            if deep:
+                raise Refused(f"{name} holds {deep}; it was not unpacked")
             if info.flag_bits & 0x1:
                 raise Refused(f"{name} is encrypted; hand in a zip without a password")
         target.mkdir(parents=True, exist_ok=False)
@@ -79,6 +125,9 @@ def unpack(archive: Path, target: Path, limits: Limits = STUDENT_ZIP) -> Unpacke
                 if stat.S_ISLNK(info.external_attr >> 16):
                     result.skipped.append(f"{info.filename} (a link)")
                     continue
+                if _CONTROL.search(info.filename):
+                    result.skipped.append(f"{info.filename[:80]!r} (control characters in its name)")
+                    continue
                 total += _extract(handle, info, target / path, limits, total, name)
         except BaseException:
             shutil.rmtree(target, ignore_errors=True)
@@ -88,9 +137,9 @@ def unpack(archive: Path, target: Path, limits: Limits = STUDENT_ZIP) -> Unpacke
 
 def _extract(handle: zipfile.ZipFile, info: zipfile.ZipInfo, destination: Path, limits: Limits, so_far: int,
              name: str) -> int:
-    destination.parent.mkdir(parents=True, exist_ok=True)
     written = 0
     try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
         with handle.open(info) as source, open(destination, "wb") as out:
             while chunk := source.read(CHUNK):
                 written += len(chunk)
@@ -104,5 +153,5 @@ def _extract(handle: zipfile.ZipFile, info: zipfile.ZipInfo, destination: Path, 
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, RuntimeError) as exc:
         if isinstance(exc, OSError) and exc.errno is not None and exc.errno in (28, 122):  # ENOSPC, EDQUOT
             raise
-        raise Refused(f"{name} could not be unpacked ({exc.__class__.__name__})") from None
+        raise Refused(f"{name} could not be unpacked ({exc.__class__.__name__} at {info.filename[:80]!r})") from None
     return written
