@@ -13,8 +13,17 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 
 from . import paths
+from .reporting.escape import one_line
 
 console = Console(stderr=True)
+
+
+def show(text: str, style: str | None = None, target: Console | None = None, **options) -> None:
+    """Print a message that may quote students' text (names, file names, errors): as plain text, with control
+    and bidirectional characters shown (escape.py's terminal rule), never read as rich markup or emoji."""
+    from .reporting.escape import terminal
+
+    (target or console).print(terminal(text), style=style, markup=False, highlight=False, emoji=False, **options)
 
 
 @click.group()
@@ -83,13 +92,13 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
             sys.exit(3)
         refuse(f"{submissions} could not be read ({exc.strerror or type(exc).__name__}).")
-    console.print(imported.summary, markup=False, highlight=False)
+    show(imported.summary)
     if deadline is not None:
         from .grading.importers.arrival import apply_due
 
-        console.print(apply_due(imported, deadline), markup=False, highlight=False)
+        show(apply_due(imported, deadline))
     for line in imported.skipped:
-        console.print(line, style="bold red", markup=False, highlight=False)
+        show(one_line(line), "bold red")
     if not imported.submissions:
         shutil.rmtree(out / STATE / IMPORT, ignore_errors=True)
         refuse(f"{submissions} holds no student submission to grade (read as {imported.layout}); "
@@ -118,17 +127,17 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
 
         def warn(text: str) -> None:
             warnings.append(text)
-            bar.console.print(text, markup=False, highlight=False, style="bold red")
+            show(text, "bold red", bar.console)
 
         def announce(text: str) -> None:
-            bar.console.print(text, markup=False, highlight=False)
+            show(text, target=bar.console)
 
         try:
             results = grade_class(submissions, out, workers=workers, isolation=isolation, progress=progress,
                                   warn=warn, allow_weak=allow_weak, announce=announce, imported=imported)
         except (SandboxUnavailable, DiskFull) as exc:
             bar.stop()
-            console.print(str(exc), style="bold red", markup=False, highlight=False)
+            show(str(exc), "bold red")
             sys.exit(3)
     joined = None
     if export is not None:
@@ -178,7 +187,7 @@ def refusal(submissions: Path, out: Path, workers: int | None) -> str | None:
 
 def refuse(sentence: str | None) -> None:
     if sentence:
-        console.print(sentence, style="bold red", markup=False, highlight=False, soft_wrap=True)  # one line
+        show(sentence, "bold red", soft_wrap=True)  # one line
         sys.exit(2)
 
 
@@ -197,19 +206,18 @@ def preload_reports(students: int = 0) -> None:
 def report_roster(joined, out: Path) -> None:
     from .reporting.names import is_test_student, quoted
 
-    say = lambda text, style=None: console.print(text, style=style, markup=False, highlight=False)  # noqa: E731
-    say(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
-        f"(details in {out / 'roster-match.csv'})")
+    show(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
+         f"(details in {out / 'roster-match.csv'})")
     for folder in joined.unmatched:
         if is_test_student(folder):  # Canvas's student view: no one's work, never in an export's roster
-            say(f"roster: {quoted([folder])} is Canvas's Test Student; left out of canvas.csv")
+            show(f"roster: {quoted([folder])} is Canvas's Test Student; left out of canvas.csv")
         else:
-            say(f"roster: no Canvas student for {quoted([folder])}; left out of canvas.csv", "bold red")
+            show(f"roster: no Canvas student for {quoted([folder])}; left out of canvas.csv", "bold red")
     for folder, names in joined.ambiguous.items():
-        say(f"roster: {quoted([folder])} matches {quoted(names)}; left out of canvas.csv", "bold red")
+        show(f"roster: {quoted([folder])} matches {quoted(names)}; left out of canvas.csv", "bold red")
     if joined.without_submission:
-        say(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
-            + quoted([e.name for e in joined.without_submission], limit=10))
+        show(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
+             + quoted([e.name for e in joined.without_submission], limit=10))
 
 
 def summarize(results, out: Path, warnings: list[str], skipped: list[str], joined=None, identities=None) -> None:
@@ -226,21 +234,21 @@ def summarize(results, out: Path, warnings: list[str], skipped: list[str], joine
                       f"see {out / 'logs'} and the grader_detail fields in {out / '.state'}[/]")
     shown = [w for w in warnings if w not in skipped]
     for text in shown[:10]:
-        console.print(text, style="bold red", markup=False, highlight=False)
+        show(text, "bold red")
     if len(shown) > 10:
         console.print(f"... and {len(shown) - 10} more warning(s) above", style="bold red")
     # test names hold [brackets]: no markup
-    console.print(closing_summary(results, skipped, str(out / "summary.txt")), markup=False, highlight=False, end="")
+    show(closing_summary(results, skipped, str(out / "summary.txt")), end="")
     from .reporting.names import quoted
     from .reporting.provisional import late_students
 
     late = late_students(identities)
     if late:
-        console.print(f"submitted late ({len(late)}): {quoted(late, limit=10)}", markup=False, highlight=False)
+        show(f"submitted late ({len(late)}): {quoted(late, limit=10)}")
     from .reporting.moodle import moodle_csv
 
     for line in canvas_notes(results, joined, identities) + moodle_csv(results, identities)[1]:
-        console.print(line, markup=False, highlight=False)
+        show(one_line(line))
     console.print(f"every student: {out / 'summary.txt'}\ngradebook: {out / 'gradebook.csv'}\n"
                   f"feedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
                   f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}"
@@ -263,7 +271,7 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
     try:
         path, groups, answers = write_review(out, load_quizzes(paths.QUIZZES_DIR))
     except (FileNotFoundError, ValueError) as exc:
-        console.print(f"[bold red]{exc}[/]")
+        show(str(exc), "bold red")
         sys.exit(1)
     console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}")
     if file_only:
@@ -271,7 +279,7 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
         return
     from .quiz.review_page.server import serve
 
-    serve(out, port, announce=lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True),
+    serve(out, port, announce=lambda text: show(text, soft_wrap=True),
           open_browser=not no_open)
     console.print("Grade again with the same --out folder to apply the decisions.")
 

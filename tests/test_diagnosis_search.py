@@ -139,6 +139,7 @@ def test_a_repeated_message_is_stated_once_and_a_failure_beside_a_mistake_points
     from autograder.reporting.class_stats import undiagnosed_failures
     from autograder.reporting.feedback import feedback_markdown
     from autograder.results import Diagnosis
+    from tests.markdown_read import shown_text
     from tests.report_classes import check, student
 
     raised = "attention(...) raised RuntimeError: shapes cannot be multiplied\n  at line 3: s = Q @ K"
@@ -148,7 +149,7 @@ def test_a_repeated_message_is_stated_once_and_a_failure_beside_a_mistake_points
                              check("test_c", output="rows differ", question="scaled_dot_scores", name="values",
                                    diagnoses=(mistake,)),
                              check("test_d", output="no gradient", question="scaled_dot_scores", name="gradients")])
-    markdown = feedback_markdown(result)
+    markdown = shown_text(feedback_markdown(result))
     assert markdown.count("shapes cannot be multiplied") == 1
     assert 'The same message as in "attention: first", stated there; 1 point lost here.' in markdown
     assert ('"scaled_dot_scores: values" found a mistake in the same part (the scores are divided by d_k instead '

@@ -25,6 +25,7 @@ from autograder.gradescope.build import build_zip
 from tests import adversarial
 from tests.adversarial import read_reference
 from tests.classroom import solution_text, stub_text
+from tests.markdown_read import shown_text
 from tests.wheelhouse import build as build_wheelhouse
 
 pytestmark = pytest.mark.slow
@@ -103,7 +104,7 @@ def test_solution_gets_full_code_marks_and_the_instructor_sees_the_isolation(aut
     data, stdout = run_autograder(autograder_root, files)
     code = code_tests(data)
     assert code and all(t["score"] == t["max_score"] for t in code)
-    assert "graded as if handed in at the top" in data["output"]
+    assert "graded as if handed in at the top" in shown_text(data["output"])
     for test in data["tests"]:
         assert {"name", "score", "max_score", "output", "visibility", "tags"} <= set(test)
     assert "sandbox: no namespaces" in stdout and "Landlock" in stdout
@@ -124,14 +125,15 @@ def test_a_student_sees_no_quiz_key_before_the_due_date(autograder_root):
     files[f"quiz_{quizzes[0].id}.yaml"] = "".join(f"{k}: {str(v).lower()}\n" for k, v in wrong.items())
     files.update({f"quiz_{q.id}.yaml": "{}\n" for q in quizzes[1:]})
     data, _ = run_autograder(autograder_root, files)
-    visible = "\n".join(t["name"] + " " + t["output"] for t in data["tests"] if t["visibility"] == "visible")
-    visible += data["output"]
+    visible = "\n".join(t["name"] + " " + shown_text(t["output"]) for t in data["tests"]
+                        if t["visibility"] == "visible")
+    visible += shown_text(data["output"])
     keys = [t.strip() for q in quizzes for i in q.questions for t in (i.correct_answer_text(), i.explanation)
             if t and len(t.strip()) >= 4]
     assert not [k for k in keys if k in visible]
     released = [t for t in data["tests"] if t["name"] in {f"quiz {q.id}" for q in quizzes}]
     assert len(released) == len(quizzes) and {t["visibility"] for t in released} == {"after_due_date"}
-    assert any(k in t["output"] for t in released for k in keys)  # shown once the due date has passed
+    assert any(k in shown_text(t["output"]) for t in released for k in keys)  # shown once the due date has passed
     assert all(f"quiz {q.id}: answers received" in visible for q in quizzes)
 
 
@@ -146,7 +148,7 @@ def test_copying_the_reference_from_disk_scores_zero(autograder_root):
              '    def attention(Q, K, V, mask=None):\n'
              '        raise RuntimeError("searched; found: %r" % sorted(_found))\n')
     data, _ = run_autograder(autograder_root, {"single_head_attention.py": code})
-    said = json.dumps(data)
+    said = json.dumps(data) + "\n".join(shown_text(entry["output"]) for entry in [data, *data["tests"]])
     assert adversarial.LEAK not in said
     assert "searched; found: []" in said
     assert sum(t["score"] for t in code_tests(data)) == 0

@@ -11,6 +11,7 @@ from autograder.gradescope.visibility import KeyRelease, load_release, reveals_k
 from autograder.grading.quizzes import convert, load_class_quizzes
 from autograder.quiz.grade import grade_quiz
 from autograder.reporting.gradescope import results_json
+from tests.markdown_read import shown_text
 from tests.report_classes import check, student
 
 QUIZZES = load_class_quizzes()
@@ -40,8 +41,8 @@ def keys_of(quiz) -> list[str]:
 
 
 def visible_before_release(data: dict) -> str:
-    return "\n".join(t["output"] + " " + t["name"] for t in data["tests"] if t["visibility"] == "visible") \
-        + "\n" + data["output"]
+    return "\n".join(shown_text(t["output"]) + " " + t["name"] for t in data["tests"] if t["visibility"] == "visible") \
+        + "\n" + shown_text(data["output"])
 
 
 @pytest.mark.parametrize("quiz,answers", list(sheets()), ids=lambda v: getattr(v, "id", None) or str(len(v)))
@@ -52,10 +53,10 @@ def test_no_key_is_visible_before_the_due_date(quiz, answers, tmp_path):
     assert not [k for k in keys_of(quiz) if k in shown]
     released = [t for t in data["tests"] if t["name"] == f"quiz {quiz.id}"]
     assert [t["visibility"] for t in released] == ["after_due_date"]
-    assert any(k in released[0]["output"] for k in keys_of(quiz)), "the key is shown once released"
+    assert any(k in shown_text(released[0]["output"]) for k in keys_of(quiz)), "the key is shown once released"
     receipt = next(t for t in data["tests"] if t["name"] == f"quiz {quiz.id}: answers received")
     assert receipt["visibility"] == "visible" and receipt["max_score"] == 0
-    assert "after the due date" in receipt["output"]
+    assert "after the due date" in shown_text(receipt["output"])
 
 
 def test_the_release_is_configurable_per_kit_and_per_quiz(tmp_path):
@@ -70,7 +71,7 @@ def test_the_release_is_configurable_per_kit_and_per_quiz(tmp_path):
     settings.write_text('[tool.attnkit.gradescope]\nkeys = "after_published"\n')
     data = results_json(student("ann", quizzes=[graded]), load_release(settings))
     assert [t["visibility"] for t in data["tests"]] == ["visible", "after_published"]
-    assert "when your instructor publishes the grades" in data["tests"][0]["output"]
+    assert "when your instructor publishes the grades" in shown_text(data["tests"][0]["output"])
     settings.write_text('[tool.attnkit.gradescope]\nkeys = "soon"\n')
     with pytest.raises(ValueError, match="keys = 'soon'"):
         load_release(settings)
@@ -87,7 +88,7 @@ def test_an_unreadable_answer_file_is_said_at_once(tmp_path):
     data = results_json(student("ann", quizzes=[graded]), KeyRelease())
     receipt = data["tests"][0]
     assert receipt["visibility"] == "visible" and receipt["status"] == "failed"
-    assert "answers must map question ids" in receipt["output"]
+    assert "answers must map question ids" in shown_text(receipt["output"])
 
 
 REVEALING = ["weights: expected tensor([[0.25, 0.75]]) but got tensor([[0.5, 0.5]])",
@@ -101,9 +102,10 @@ def test_a_code_message_quoting_the_reference_waits_for_the_keys(output):
     assert reveals_key(output, ())
     data = results_json(student("ann", [check("test_a", output=output, name="values")]), KeyRelease())
     shown, details = data["tests"]
-    assert shown["visibility"] == "visible" and shown["max_score"] == 1 and output not in shown["output"]
-    assert "after the due date" in shown["output"] and details["name"] in shown["output"]
-    assert details["visibility"] == "after_due_date" and details["max_score"] == 0 and output in details["output"]
+    assert shown["visibility"] == "visible" and shown["max_score"] == 1 and output not in shown_text(shown["output"])
+    assert "after the due date" in shown_text(shown["output"]) and details["name"] in shown_text(shown["output"])
+    assert details["visibility"] == "after_due_date" and details["max_score"] == 0
+    assert output in shown_text(details["output"])
 
 
 @pytest.mark.parametrize("output", SAFE)
@@ -165,8 +167,9 @@ def test_a_quiz_file_sets_when_its_own_key_is_released(tmp_path, declared, shown
     assert [t["visibility"] for t in data["tests"]] == shown
     if said:
         receipt, entry = data["tests"]
-        assert said in receipt["output"] and not [k for k in keys_of(quiz) if k in visible_before_release(data)]
-        assert entry["name"] == f"quiz {quiz.id}" and any(k in entry["output"] for k in keys_of(quiz))
+        assert said in shown_text(receipt["output"])
+        assert not [k for k in keys_of(quiz) if k in visible_before_release(data)]
+        assert entry["name"] == f"quiz {quiz.id}" and any(k in shown_text(entry["output"]) for k in keys_of(quiz))
 
 
 def test_a_quiz_files_visibility_overrides_the_course_default_and_the_per_quiz_table_overrides_both(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 from autograder import paths
 from autograder.results import GRADER_ERROR, FAILED, PASSED
 from tests.classroom import grade, solution_text, write_class
+from tests.markdown_read import shown_text
 
 pytestmark = pytest.mark.slow
 
@@ -61,13 +62,13 @@ def test_demo_results_are_gradescope_json(demo_out):
 
 
 def test_demo_feedback_explains_mistakes(demo_out):
-    linus = (demo_out / "feedback" / "linus.md").read_text(encoding="utf-8")
+    linus = shown_text((demo_out / "feedback" / "linus.md").read_text(encoding="utf-8"))  # as a reader sees it
     assert "sqrt(d_k)" in linus and "FAILED" in linus
-    margaret = (demo_out / "feedback" / "margaret.md").read_text(encoding="utf-8")
+    margaret = shown_text((demo_out / "feedback" / "margaret.md").read_text(encoding="utf-8"))
     assert "no single_head_attention.py or single_head_attention.ipynb" in margaret
     assert "line 1 (att-01) was not valid YAML" in margaret  # a broken answer costs that answer only
     assert "att-01: |-" in margaret  # and the feedback shows how to write it
-    grace = (demo_out / "feedback" / "grace.md").read_text(encoding="utf-8")
+    grace = shown_text((demo_out / "feedback" / "grace.md").read_text(encoding="utf-8"))
     assert "magics" in grace
     assert (demo_out / "feedback" / "barbara lee.md").exists()
 

@@ -27,6 +27,7 @@ from autograder.reporting.gradescope import results_json
 from autograder.reporting.summary import plain_summary
 from tests import report_screenshots
 from tests.html_tree import Node, parse_html
+from tests.markdown_read import shown_text
 from tests.report_classes import MASK_AFTER, RENORMALISED, check, diagnosed_class, quiz, student
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -395,9 +396,10 @@ def test_charts_are_png_and_deterministic():
 
 def test_one_mistake_failing_three_checks_is_explained_once():
     ben = diagnosed_class()[1]  # masking after the softmax fails three checks worth 1, 2 and 1 points
-    markdown = feedback_markdown(ben)
+    raw = feedback_markdown(ben)
+    markdown = shown_text(raw)
     assert markdown.count(MASK_AFTER.evidence) == 1 and markdown.count("Mistake: ") == 1
-    anchor = markdown.split("Mistake: ", 1)[1].split("\n- ", 1)[0]
+    anchor = markdown.split("Mistake: ", 1)[1].split("Same mistake as in", 1)[0]
     assert "It costs 4 points in 3 checks" in anchor
     assert "attention: Causal and padding masks (2 points)" in anchor
     assert "SingleHeadAttention: A causal mask hides future keys in self-attention (1 point)" in anchor
@@ -405,23 +407,24 @@ def test_one_mistake_failing_three_checks_is_explained_once():
     assert len(pointers) == 2 and all('"attention_weights: forbidden keys get weight' in p for p in pointers)
     assert "2 points lost here" in pointers[0] and "1 point lost here" in pointers[1]
     assert "row 0 sums to 0.31" not in markdown  # a pointer's symptom is covered by the explanation
-    assert "**the mask is applied after the softmax**: 4 points in 3 checks" in markdown
+    assert "**the mask is applied after the softmax**: 4 points in 3 checks" in raw
     # Gradescope shows the same: one test explains, two point back; the summary names the mistake once.
     data = results_json(ben)
-    outputs = [t["output"] for t in data["tests"] if t.get("status") == "failed" and "quiz" not in t["tags"]]
+    outputs = [shown_text(t["output"]) for t in data["tests"]
+               if t.get("status") == "failed" and "quiz" not in t["tags"]]
     assert len(outputs) == 3 and sum(MASK_AFTER.evidence in o for o in outputs) == 1
     assert sum(o.startswith("Same mistake as in") for o in outputs) == 2
-    assert data["output"].count("the mask is applied after the softmax") == 1
+    assert shown_text(data["output"]).count("the mask is applied after the softmax") == 1
 
 
 def test_the_explanation_sits_on_a_check_the_student_can_see():
     tests = [check("test_a", diagnoses=(MASK_AFTER,), visibility="hidden", name="secret probe"),
              check("test_b", diagnoses=(MASK_AFTER,), name="open probe", points=2)]
     result = student("ann", tests)
-    markdown = feedback_markdown(result)
+    markdown = shown_text(feedback_markdown(result))
     assert "secret probe" not in markdown and markdown.count(MASK_AFTER.evidence) == 1
     assert "also fails: 1 hidden check (1 point). It costs 3 points in 2 checks." in markdown  # counted, not named
-    outputs = {t["name"]: t["output"] for t in results_json(result)["tests"]}
+    outputs = {t["name"]: shown_text(t["output"]) for t in results_json(result)["tests"]}
     assert MASK_AFTER.evidence in outputs["dot_scores: open probe"]
     assert outputs["dot_scores: secret probe"].startswith('Same mistake as in "dot_scores: open probe"')
 

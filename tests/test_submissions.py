@@ -506,12 +506,13 @@ def test_the_zero_point_circumvention_flag_is_for_the_instructor_only(graded):
     from autograder.reporting.class_stats import test_stats
     from autograder.reporting.feedback import feedback_markdown
     from autograder.reporting.gradescope import results_json
+    from tests.markdown_read import shown_text
 
     results = graded[1]
     flags = [t for t in results["missing file"].tests if t.max_score == 0]
     assert flags and all(t.visibility == "hidden" for t in flags)
     name = flags[0].name
-    assert name not in feedback_markdown(results["missing file"])
+    assert name not in shown_text(feedback_markdown(results["missing file"]))
     entry = next(t for t in results_json(results["missing file"])["tests"] if t["name"].endswith(name))
     assert entry["visibility"] == "hidden"
     stats = {s.test_id: s for s in test_stats([results["empty"], results["flat twin"]])}

@@ -16,6 +16,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from ..reporting.escape import one_line, terminal
 from ..results import write_atomic
 from ..grading.runner import grade_class
 from ..reporting.gradescope import results_json
@@ -60,9 +61,10 @@ def grade_submission(submission: Path, results_path: Path) -> dict:
         folder = Path(scratch) / "class" / STUDENT
         left_out = copy_submission(submission, folder)
         for line in left_out:
-            print(f"not copied: {line}")
+            print(f"not copied: {one_line(line)}")
+        say = lambda text: print(terminal(text))  # noqa: E731 - Gradescope's log is read as plain text
         (result,) = grade_class(folder.parent, Path(scratch) / "out", workers=1, allow_weak=allow_weak,
-                                announce=print, warn=print)
+                                announce=say, warn=say)
     data = results_json(result)
     write_atomic(results_path, json.dumps(data, indent=1, ensure_ascii=False))
     return data

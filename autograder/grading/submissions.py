@@ -73,7 +73,7 @@ def result_stem(student_id: str) -> str:
     """A file name for a student's outputs: the id itself when it is safe, else a slug plus a hash."""
     if SAFE_NAME.match(student_id) and student_id not in (".", ".."):
         return student_id
-    slug = re.sub(r"[^\w.\-]+", "_", student_id).strip("._")[:40] or "student"
+    slug = re.sub(r"[^\w.\-]+", "_", student_id).strip("._-")[:40] or "student"  # never "-..." (read as an option)
     return f"{slug}-{hashlib.sha256(student_id.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 

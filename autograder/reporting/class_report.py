@@ -2,12 +2,12 @@
 
 Everything is inline (CSS, and charts as base64 PNG data URIs), so the file opens offline and can be mailed
 as is. Every piece of text that comes from a submission or a grader (ids, test output, reasons) goes
-through `html.escape`: a student id may be `<script>...</script>`.
+through `esc` (escape.py's HTML rule: `html.escape` after control and bidirectional characters are made
+visible): a student id may be `<script>...</script>`.
 """
 from __future__ import annotations
 
 import base64
-import html
 from collections.abc import Iterable
 
 from ..results import StudentResult
@@ -18,6 +18,7 @@ from .names import quoted
 from .provisional import late_students, pending, review_banner_text
 from .class_stats import (ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes, grader_problems,
                           item_analysis, percent, score_overview, test_stats, undiagnosed_failures, weak_isolation)
+from .escape import html_text
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; color: #222; }
@@ -41,8 +42,7 @@ details > summary { cursor: pointer; }
 """ + heatmap.CSS
 
 
-def esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
+esc = html_text  # escape.py's HTML rule: every text the page did not write itself
 
 
 def image(png: bytes, alt: str) -> str:

@@ -1,10 +1,13 @@
 """A readable Markdown feedback file per student: what passed, what failed and why, what to fix.
 
-A diagnosed mistake is explained once (see explain.py); other checks it fails point back to it.
+A diagnosed mistake is explained once (see explain.py); other checks it fails point back to it. Every text
+the kit does not write here goes through escape.py's Markdown rule: a student's id, messages quoting their
+values and what their code printed are shown as text, never as links, images or HTML.
 """
 from __future__ import annotations
 
 from ..results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult
+from .escape import markdown_block, markdown_lines, markdown_text as md
 from .explain import Plan, count, failure_lines, label, plan_explanations
 from .explain import points as lost_points
 from .provisional import pending, points, score_text
@@ -22,14 +25,20 @@ def mistakes_summary(plan: Plan) -> list[str]:
         return []
     lines = ["", "## Mistakes found in your code", ""]
     for mistake in shown:
-        lines.append(f"- **{mistake.diagnosis.title}**: {lost_points(mistake.points_lost)} in "
+        lines.append(f"- **{md(mistake.diagnosis.title)}**: {lost_points(mistake.points_lost)} in "
                      f"{count(len(mistake.tests), 'check')}; "
-                     f"explained under *{label(mistake.anchor)}*.")
+                     f"explained under *{md(label(mistake.anchor))}*.")
     return lines
 
 
+def quoted(texts: list[str]) -> list[str]:
+    """Lines of text as a block quote under a list item."""
+    return [f"  > {line}" for text in texts for line in markdown_lines(text)]
+
+
 def arrival_line(arrival: dict | None) -> str:
-    """"Submitted 2026-11-20T10:00, late." or "" when the platform said nothing."""
+    """"Submitted 2026-11-20T10:00, marked late." or "" when the platform said nothing: plain text holding the
+    time as the platform wrote it, so each output escapes it by its own rule (feedback: `md`)."""
     arrival = arrival or {}
     when = f"Submitted {arrival['submitted_at']}" if arrival.get("submitted_at") else ""
     if arrival.get("late") == "yes":
@@ -41,18 +50,19 @@ def feedback_markdown(result: StudentResult, arrival: dict | None = None) -> str
     """`arrival`: {"submitted_at", "late"} as the platform said (provisional.arrival)."""
     plan = plan_explanations(result)
     waiting = pending(result)
-    lines = [f"# Feedback for {result.student_id}", "", f"**Score: {score_text(result)}**"
+    lines = [f"# Feedback for {md(result.student_id)}", "", f"**Score: {score_text(result)}**"
              + (f" ({waiting:g} quiz points wait for your instructor's review: not lost, not yet earned)"
                 if waiting else ""), ""]
     if arrival_line(arrival):
-        lines[-1:] = ["", arrival_line(arrival), ""]
+        lines[-1:] = ["", md(arrival_line(arrival)), ""]
     if result.problems:
-        lines += ["## Files that could not be graded", ""] + [f"- {p}" for p in result.problems] + [""]
+        lines += ["## Files that could not be graded", ""] + [f"- {md(p)}" for p in result.problems] + [""]
     if result.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
+        lines += ["## Notes", ""] + [f"- {md(n)}" for n in result.notes] + [""]
     lines += ["| question | score |", "|---|---|"]
     waits = {f"quiz:{q.quiz_id}": q.pending for q in result.quizzes}
-    lines += [f"| {q} | {points(s, waits.get(q, 0))} / {m:g} |" for q, (s, m) in result.question_scores().items()]
+    lines += [f"| {md(q)} | {points(s, waits.get(q, 0))} / {m:g} |"
+              for q, (s, m) in result.question_scores().items()]
     lines += mistakes_summary(plan)
     current = None
     for test in result.tests:
@@ -60,23 +70,24 @@ def feedback_markdown(result: StudentResult, arrival: dict | None = None) -> str
             continue
         if test.assignment != current:
             current = test.assignment
-            lines += ["", f"## {current}", ""]
-        lines.append(f"- **{test.question}** — {test.name}: {mark(test)} ({test.score:g}/{test.max_score:g})")
+            lines += ["", f"## {md(current)}", ""]
+        lines.append(f"- **{md(test.question)}** — {md(test.name)}: {mark(test)} "
+                     f"({test.score:g}/{test.max_score:g})")
         if test.status == FAILED:
-            lines += [f"  > {line}" for text in failure_lines(test, plan) for line in text.splitlines()]
+            lines += quoted(failure_lines(test, plan))
         elif test.status == GRADER_ERROR and test.output:
-            lines += [f"  > {line}" for line in test.output.splitlines()]
+            lines += quoted([test.output])
     for quiz in result.quizzes:
-        lines += ["", f"## Quiz: {quiz.quiz_id} ({score_text(quiz)})", ""]
+        lines += ["", f"## Quiz: {md(quiz.quiz_id)} ({score_text(quiz)})", ""]
         if quiz.problem:
-            lines.append(f"- {quiz.problem}")
+            lines.append(f"- {md(quiz.problem)}")
             continue
         for item in quiz.items:
             shown = "pending review" if item.pending else f"{item.score:g}"
-            lines.append(f"- {item.question_id}: {shown}/{item.max_score:g}")
+            lines.append(f"- {md(item.question_id)}: {shown}/{item.max_score:g}")
             if item.feedback:
-                lines += [f"  > {line}" for line in item.feedback.splitlines()]
+                lines += quoted([item.feedback])
     if result.printed.strip():
-        lines += ["", "## What your code printed while being graded", "", "```",
-                  result.printed.strip()[:4000].replace("```", "'''"), "```"]
+        lines += ["", "## What your code printed while being graded", "",
+                  *markdown_block(result.printed.strip()[:4000])]
     return "\n".join(lines) + "\n"

@@ -13,14 +13,9 @@ import io
 from collections.abc import Mapping
 
 from ..results import StudentResult
+from .escape import csv_cell
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(text: str) -> str:
-    """A text cell that a spreadsheet shows as text instead of running it as a formula: a student id
-    (a folder name) such as `=HYPERLINK(...)` gets a leading apostrophe."""
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+safe_cell = csv_cell  # every text cell: a student id or name such as `=HYPERLINK(...)` is shown as text
 
 
 def question_columns(results: list[StudentResult]) -> list[str]:

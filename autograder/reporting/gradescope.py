@@ -4,6 +4,10 @@ Keys stay hidden until the instructor releases them (autograder/gradescope/visib
 (its scores, "Expected: ..." and explanations) is released at the configured time, beside a visible entry
 that only says the answer file was read; a visible code check whose message would give the answer away
 shows its score at once and its message in a companion entry released with the keys.
+
+Gradescope is told to render every output as Markdown (`output_format` "md") and test names as text; every
+output is written with escape.py's Markdown rule, one paragraph per line, so a message quoting a student's
+values or file names shows them as text, never as links, images or HTML.
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from functools import lru_cache
 from ..gradescope.visibility import KeyRelease, load_release, reveals_key
 from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
 from ..sandbox.isolation import notice
+from .escape import markdown_paragraphs, one_line
 from .explain import count, failure_lines, label, plan_explanations, points
 from .feedback import arrival_line
 
@@ -58,15 +63,25 @@ def results_json(result: StudentResult, release: KeyRelease | None = None, arriv
     return {
         "score": result.score,
         "max_score": result.max_score,
-        "output": "\n".join(notes),
+        "output": markdown_paragraphs(notes),
+        "output_format": "md",
+        "test_output_format": "md",
+        "test_name_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
-        "tests": tests,
+        "tests": [as_markdown(entry) for entry in tests],
         "extra_data": {"isolation": result.isolation, "isolation_notice": isolation or "",
                        "fingerprint": result.fingerprint, "pending": pending,
                        "late": {"yes": True, "no": False}.get(arrival.get("late", "")),
                        "submitted_at": arrival.get("submitted_at", "")},
     }
+
+
+def as_markdown(entry: dict) -> dict:
+    """A test entry as Gradescope shows it: its output Markdown (escaped), its name one line of text. Done
+    last, so that what is decided from the text (reveals_key) reads the text itself."""
+    return {**entry, "name": one_line(entry["name"]), "output": markdown_paragraphs([entry["output"]]),
+            "output_format": "md"}
 
 
 @lru_cache(maxsize=1)

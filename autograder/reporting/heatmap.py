@@ -10,11 +10,11 @@ and parseable; the data-* attributes carry the state and share for tools and tes
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 from ..results import FAILED, GRADER_ERROR, QuizResult, StudentResult, TestResult
 from .class_stats import percent
+from .escape import html_text
 from .provisional import points, score_text
 
 SCORE, NOT_ATTEMPTED, UNREADABLE, GRADER_PROBLEM = "score", "not-attempted", "unreadable", "grader-problem"
@@ -120,8 +120,7 @@ def colour(share: float) -> tuple[str, str]:
     return "#{:02x}{:02x}{:02x}".format(*mix), text
 
 
-def esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
+esc = html_text  # escape.py's HTML rule: every text the page did not write itself
 
 
 def cell_html(cell: Cell, student: str, question: str) -> str:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from ..results import StudentResult, write_atomic
 from ..grading.importers import Identity
-from ..grading.submissions import result_stem
 from .canvas import canvas_csv, canvas_notes
 from .class_report import class_report_html
+from .escape import file_stems
 from .feedback import feedback_markdown
 from .gradebook import gradebook_csv
 from .gradescope import results_json
@@ -23,8 +23,9 @@ def write_outputs(out_dir: Path, results: list[StudentResult], roster: RosterJoi
                   identities: Mapping[str, Identity] | None = None, skipped: list[str] = ()) -> None:
     """`identities` (what the platform said about each student) add columns to the gradebook; `skipped` lists
     entries of SUBMISSIONS that were no student's, for summary.txt and the report."""
+    stems = file_stems(r.student_id for r in results)  # safe slugs, one per student, whatever the ids hold
     for result in results:
-        stem = result_stem(result.student_id)
+        stem = stems[result.student_id]
         when = arrival(identities, result.student_id)
         write_atomic(out_dir / "results" / f"{stem}.json",
                      json.dumps(results_json(result, arrival=when), indent=1, ensure_ascii=False))

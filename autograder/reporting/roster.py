@@ -22,6 +22,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from .escape import csv_cell
 from .names import is_test_student, quoted
 
 POINTS_POSSIBLE = "points possible"
@@ -164,13 +165,14 @@ def match_report_csv(join: RosterJoin) -> str:
     """roster-match.csv: how every folder was matched, or why not."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["folder", "matched by", "Canvas student", "Canvas ID", "SIS Login ID"])
+    row = lambda cells: writer.writerow([csv_cell(c) for c in cells])  # noqa: E731 - names are students' text
+    row(["folder", "matched by", "Canvas student", "Canvas ID", "SIS Login ID"])
     for folder, (entry, rule) in join.matched.items():
-        writer.writerow([folder, rule, entry.name, entry.canvas_id, entry.sis_login_id])
+        row([folder, rule, entry.name, entry.canvas_id, entry.sis_login_id])
     for folder, names in join.ambiguous.items():
-        writer.writerow([folder, "AMBIGUOUS: " + quoted(names), "", "", ""])
+        row([folder, "AMBIGUOUS: " + quoted(names), "", "", ""])
     for folder in join.unmatched:
-        writer.writerow([folder, "NOT IN ROSTER", "", "", ""])
+        row([folder, "NOT IN ROSTER", "", "", ""])
     for entry in join.without_submission:
-        writer.writerow(["", "NO SUBMISSION", entry.name, entry.canvas_id, entry.sis_login_id])
+        row(["", "NO SUBMISSION", entry.name, entry.canvas_id, entry.sis_login_id])
     return out.getvalue()

@@ -1,11 +1,14 @@
 """A few lines of plain text about the whole class, for the terminal after grading: the class summary, the
-score distribution and who needs attention fit one screen; the full table goes to a file (`summary.txt`)."""
+score distribution and who needs attention fit one screen; the full table goes to a file (`summary.txt`).
+Students' ids, the reasons that quote their files and the skipped entries' names are written one line each
+(escape.py's `one_line`): a newline or an ANSI escape in a name is shown, never obeyed."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from ..results import StudentResult
 from .attention import Attention, counts, needs_attention
+from .escape import one_line
 from .names import quoted
 from .provisional import arrival_text, late_students, pending, review_banner_text, score_text
 from ..sandbox.isolation import notice
@@ -85,7 +88,7 @@ def attention_lines(found: list[Attention], skipped: list[str], full_list: str) 
         for student, items in list(students.items())[:SHOWN_STUDENTS]:
             first = items[0]
             more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
-            lines.append(f"  {student}: {first.kind}: {first.reason[:110]}{more}")
+            lines.append(f"  {one_line(student)}: {first.kind}: {one_line(first.reason)[:110]}{more}")
         if len(students) > SHOWN_STUDENTS:
             lines.append(f"  ... and {len(students) - SHOWN_STUDENTS} more student(s): every one in {full_list}")
     else:
@@ -108,10 +111,11 @@ def full_table(results: list[StudentResult], skipped: list[str], identities: Map
     """summary.txt: every student's score (with quiz points pending review beside it) and when the work
     arrived where the platform says, then everything that needs attention, then what was skipped; `notes`
     (what to know about canvas.csv) close it."""
-    width = max([len(r.student_id) for r in results] + [7])
+    names = {r.student_id: one_line(r.student_id) for r in results}
+    width = max([len(name) for name in names.values()] + [7])
     scores = {r.student_id: score_text(r) for r in results}
     score_width = max([len(text) for text in scores.values()] + [5])
-    arrivals = {r.student_id: arrival_text(identities, r.student_id) for r in results}
+    arrivals = {r.student_id: one_line(arrival_text(identities, r.student_id)) for r in results}
     arrived = max([len(text) for text in arrivals.values()] + [0])
     when = f"  {'arrived':<{max(arrived, 7)}}" if arrived else ""
     lines = [f"{'student':<{width}}  {'score':>{score_width}}{when}  needs attention"]
@@ -122,7 +126,7 @@ def full_table(results: list[StudentResult], skipped: list[str], identities: Map
     for result in results:
         items = found.get(result.student_id, [])
         shown = f"  {arrivals[result.student_id]:<{max(arrived, 7)}}" if arrived else ""
-        lines.append(f"{result.student_id:<{width}}  {scores[result.student_id]:>{score_width}}{shown}  "
+        lines.append(f"{names[result.student_id]:<{width}}  {scores[result.student_id]:>{score_width}}{shown}  "
                      f"{len(items) or ''}".rstrip())
     late = late_students(identities)
     if late:
@@ -130,9 +134,10 @@ def full_table(results: list[StudentResult], skipped: list[str], identities: Map
     if banner:
         lines += ["", banner]
     lines += ["", "Needs your attention (every student, every reason):"]
-    lines += [f"  {a.student}: {a.kind}: {a.reason}" for items in found.values() for a in items] or ["  nobody"]
+    lines += [f"  {one_line(a.student)}: {a.kind}: {one_line(a.reason)}" for items in found.values() for a in items] \
+        or ["  nobody"]
     if skipped:
-        lines += ["", "Not a student's submission, so not graded:"] + [f"  {line}" for line in skipped]
+        lines += ["", "Not a student's submission, so not graded:"] + [f"  {one_line(line)}" for line in skipped]
     if notes:
-        lines += ["", *notes]
+        lines += ["", *map(one_line, notes)]
     return "\n".join(lines) + "\n"

@@ -4,8 +4,18 @@ const token = document.body.dataset.token;
 let state = null, question = 0, current = 0, showWho = false, splitting = false, entryMode = null;
 
 const $ = (id) => document.getElementById(id);
-const esc = (text) => String(text).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
-  '"': "&quot;", "'": "&#39;"}[c]));
+// autograder/reporting/escape.py's HTML rule: control, bidirectional and other invisible characters shown as
+// escapes (\x1b, \u202e), then the markup characters as entities: an answer is shown as text, never obeyed
+const SHORT = {"\r": "\\r"};
+const shown = (c) => {
+  let code = c.codePointAt(0);
+  if (code >= 0xdc80 && code <= 0xdcff) code -= 0xdc00;  // a byte of a file name in no valid encoding
+  return SHORT[c] || (code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0") :
+    code < 0x10000 ? "\\u" + code.toString(16).padStart(4, "0") : "\\U" + code.toString(16).padStart(8, "0"));
+};
+const esc = (text) => String(text).replace(/\r\n/g, "\n")
+  .replace(/(?![\n\t\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu, shown)
+  .replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}[c]));
 const fmt = (n) => (n === null || n === undefined) ? "" : String(Math.round(n * 100) / 100);
 
 function ordered(q) {  // pending groups, largest first; decided ones after them
