@@ -457,7 +457,8 @@ def check_state_file(run: Run, sid: str) -> None:
 
 
 def test_every_setting_finished(corpus):
-    """Wall time of each setting's grading (they ran side by side), and the slowest students."""
+    """Wall time of each setting's grading (they ran side by side), the slowest students, and the footprint each
+    metadata attack measured."""
     for setting in AVAILABLE:
         run = run_of(corpus, setting.name)
         print(f"{setting.name}: {len(run.ids)} students graded in {run.seconds:.1f} s")
@@ -471,6 +472,11 @@ def test_every_setting_finished(corpus):
                 spent[sid] = finished[sid] - (earlier[-1] if earlier else min(finished.values()))
         slowest = sorted(spent.items(), key=lambda item: -item[1])[:8]
         print("  slowest:", ", ".join(f"{sid} {seconds:.1f} s" for sid, seconds in slowest))
+        for module in ATTACKS:  # what each metadata attack could take (tests/adversarial/README.md)
+            said = [line for line in everything_said(run.results[attacker_id(module)]).splitlines()
+                    if line.startswith("footprint:")]
+            if said:
+                print(f"  {short(module)}: {said[0]}")
         if os.environ.get("ATTNKIT_TIMELINE"):
             first = min(finished.values())
             for sid in sorted(finished, key=finished.get):

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.sandbox import ChildFailure, ForkServer, SandboxConfig, SandboxLimits, SandboxUnavailable, resolve
 from autograder.sandbox.child import confine, wire
-from autograder.sandbox.isolation import bwrap_works, landlock_abi, python_paths
+from autograder.sandbox.isolation import bwrap_binary, bwrap_sizes_tmpfs, bwrap_works, landlock_abi, python_paths
 from autograder.sandbox.child.zygote import world_traversable
 
 
@@ -366,9 +366,9 @@ LEAVE_A_MESS = r"""
 import os
 top = os.getcwd()
 os.chdir(top)
-for level in range(3000):          # deeper than any recursion limit, longer than PATH_MAX
-    os.mkdir("d")
-    os.chdir("d")
+for level in range(100):           # longer than PATH_MAX
+    os.mkdir("d" * 250)
+    os.chdir("d" * 250)
 os.chdir(top)
 os.makedirs("locked/inner/deeper")
 open("locked/inner/f", "w").close()
@@ -377,16 +377,125 @@ for folder in ("locked/inner/deeper", "locked/inner", "locked"):
 os.mkdir(b"name-\xff\xfe\n\x1b")
 open(b"name-\xff\xfe\n\x1b/\xed\xa0\x80", "w").close()
 os.mkdir("many")
-for index in range(20000):
+for index in range(900):           # with the rest, just inside a child's allowance (1024 names, 128 folders)
     open("many/%d" % index, "w").close()
-os.symlink("/", "to-root")
 print("mess=" + top)
 """
 
 
+MAKE_METADATA = r"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, call):
+    try:
+        call()
+        print(name + "=ok")
+    except OSError as exc:
+        print(name + "=" + errno.errorcode.get(exc.errno, str(exc.errno)))
+def until_refused(what, make):
+    made = 0
+    while made < 500:
+        try:
+            make(made)
+            made += 1
+        except OSError as exc:
+            print("%s=%d %s" % (what, made, errno.errorcode.get(exc.errno, str(exc.errno))))
+            return
+folders = (lambda i: os.mkdir("d%d" % i), lambda i: os.makedirs("m%d" % i))
+until_refused("folders", lambda i: folders[i % 2](i))
+files = (lambda i: open("f%d" % i, "w").close(), lambda i: os.close(os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)),
+         lambda i: os.close(os.open("g%d" % i, os.O_CREAT | os.O_WRONLY, 0o600)))
+until_refused("files", lambda i: files[i % 3](i))
+attempt("symlink", lambda: os.symlink("x" * 4000, "link"))
+attempt("hardlink", lambda: os.link("f0", "link"))
+attempt("fifo", lambda: os.mkfifo("fifo"))
+attempt("xattr", lambda: os.setxattr(".", "user.a", b"y" * 4000))
+attempt("lxattr", lambda: os.setxattr("f0", "user.a", b"y", follow_symlinks=False))
+def reserve():
+    fd = os.open("f0", os.O_RDWR)
+    if libc.fallocate(fd, 1, ctypes.c_long(0), ctypes.c_long(1 << 24)) != 0:
+        raise OSError(ctypes.get_errno(), "fallocate")
+attempt("fallocate", reserve)
+def whiteout():
+    if libc.renameat2(-100, b"f0", -100, b"moved", 4) != 0:  # AT_FDCWD, RENAME_WHITEOUT
+        raise OSError(ctypes.get_errno(), "renameat2")
+attempt("whiteout", whiteout)
+import socket
+attempt("bind", lambda: socket.socketpair()[0].bind("named-socket"))
+attempt("rename", lambda: os.rename("f0", "renamed"))
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_child_makes_at_most_its_allowance_of_names_and_no_other_metadata(mode):
+    """Folders, files and unnamed files count against the child's allowance, folders against their own too
+    (EDQUOT past either, a fresh allowance for the next child); links, fifos, whiteouts, bound sockets, extended
+    attributes and preallocated blocks are refused outright."""
+    server = start(mode, SandboxLimits(scratch_entries=40, scratch_folders=6))
+    try:
+        assert server.hello["scratch_count"] == "counted"
+        for _ in range(2):
+            seen = printed(run_cells(server, MAKE_METADATA))
+            assert (seen["folders"], seen["files"]) == ("6 EDQUOT", "34 EDQUOT")
+            denied = ("symlink", "hardlink", "fifo", "xattr", "lxattr", "fallocate", "whiteout", "bind")
+            assert {k: seen[k] for k in denied} == dict.fromkeys(denied, "EPERM")
+            assert seen["rename"] == "ok"  # a plain rename makes no new inode
+    finally:
+        server.close()
+
+
+def test_bubblewraps_tmp_and_shm_are_tmpfs_of_the_size_asked():
+    ok, why = bwrap_works()
+    if not ok or not bwrap_sizes_tmpfs(bwrap_binary()):
+        pytest.skip(why if not ok else "this bubblewrap cannot size a tmpfs (--size)")
+    server = start("bwrap", SandboxLimits(scratch_tmpfs_bytes=8 << 20))
+    try:
+        seen = printed(run_cells(server, "import os\nfor path in ('/tmp', '/dev/shm', '.'):\n"
+                                         "    fs = os.statvfs(path)\n    print(path + '=%d' % (fs.f_blocks * fs.f_frsize))"))
+    finally:
+        server.close()
+    assert seen == {"/tmp": str(8 << 20), "/dev/shm": str(8 << 20), ".": str(8 << 20)}
+
+
+def test_without_a_listener_every_call_that_makes_a_name_is_refused(tmp_path):
+    """Where the kernel gives no seccomp listener (here: a filter above already holds one), the filter refuses
+    names outright (EDQUOT) instead of letting them through uncounted, and still refuses links."""
+    pid = os.fork()
+    if pid == 0:  # a process of its own: a seccomp filter cannot be taken off again
+        verdict = 1
+        try:
+            confine._libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+            above = confine.install_seccomp(os.getpid())
+            second = confine.install_seccomp(os.getpid())
+            if above is not None:
+                os.close(above)  # nobody answers the filter above: what reaches it fails with ENOSYS, never hangs
+            seen = []
+            for call in (lambda: os.mkdir(tmp_path / "folder"), lambda: open(tmp_path / "file", "w"),
+                         lambda: os.symlink("x", tmp_path / "link")):
+                try:
+                    call()
+                    seen.append(0)
+                except OSError as exc:
+                    seen.append(exc.errno)
+            verdict = 0 if (above is not None, second, seen) == (True, None, [122, 122, 1]) else 2
+        finally:
+            os._exit(verdict)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_matplotlib_finds_its_folders_in_the_scratch_folder(server):
+    """Student code may plot: matplotlib makes its config and cache folders within the allowance."""
+    reply = run_cells(server, "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                              "plt.plot([1, 2], [3, 4])\nprint('cache=' + matplotlib.get_cachedir())")
+    assert reply["errors"] == [] and printed(reply)["cache"].endswith("/.cache/matplotlib")
+
+
 def test_no_leftover_stops_the_wipe(server):
-    """A deep tree, folders without rights, names in no encoding and many files: the fork server survives,
-    the next child starts in a fresh, empty folder, and (where the host sees it) nothing is left."""
+    """A deep tree, folders without rights, names in no encoding and as many files as a child may make: the fork
+    server survives, the next child starts in a fresh, empty folder, and (where the host sees it) nothing is
+    left."""
     zygote = server.process.pid
     folder = printed(run_cells(server, LEAVE_A_MESS, seconds=120))["mess"]
     look = "import os\nprint('cwd=' + os.getcwd())\nprint('entries=%d' % len(os.listdir('.')))"

@@ -24,6 +24,10 @@ class SandboxLimits:
     file_bytes: int = 0                 # no file data at all: only names in the private scratch folder,
                                         # so nothing can fill the disk and nothing is left for the next student
     open_files: int = 64
+    scratch_entries: int = 1024         # names one child may create (folders, empty files), counted by the fork
+                                        # server: bounds the disk or memory its metadata takes, and the wipe
+    scratch_folders: int = 128          # of which folders (a block each on a disk, and the slow part of a wipe)
+    scratch_tmpfs_bytes: int = 64 << 20  # size of the private /tmp and /dev/shm under bubblewrap
     reply_bytes: int = 256 << 20        # largest message accepted from a child
 
     @classmethod

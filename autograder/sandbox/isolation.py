@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from .child import confine
+from .config import SandboxLimits
 
 MODES = ("bwrap", "landlock", "rlimits")
 FULL = "bwrap"
@@ -26,6 +29,7 @@ HARNESS_MOUNT = "/opt/attnkit-harness"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc")
 CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # what bubblewrap itself is started with
 ALLOW_WEAK_FLAG = "--allow-weak-isolation"
+TMPFS_BYTES = SandboxLimits.scratch_tmpfs_bytes
 
 
 class SandboxUnavailable(RuntimeError):
@@ -56,12 +60,28 @@ def python_paths() -> list[str]:
     return sorted(p for p in paths if os.path.isdir(p))
 
 
-def bwrap_command(binary: str) -> list[str]:
+@lru_cache(maxsize=None)
+def bwrap_sizes_tmpfs(binary: str) -> bool:
+    """Whether this bubblewrap can size a tmpfs: it offers `--size` (recent releases), and is not installed setuid
+    (where it refuses the option)."""
+    try:
+        if os.stat(binary).st_mode & stat.S_ISUID:
+            return False
+        shown = subprocess.run([binary, "--help"], env=CLEAN_ENV, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in shown.stdout + shown.stderr
+
+
+def bwrap_command(binary: str, tmpfs_bytes: int = TMPFS_BYTES) -> list[str]:
+    """bubblewrap's arguments; its private /tmp (which holds the children's scratch folders) and /dev/shm are
+    tmpfs of `tmpfs_bytes` each where bubblewrap can size them (their pages are memory no rlimit counts)."""
+    size = ["--size", str(tmpfs_bytes)] if bwrap_sizes_tmpfs(binary) else []
     cmd = [binary, "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid",
            "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
     for path in SYSTEM_DIRS:
         cmd += ["--ro-bind-try", path, path]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+    cmd += ["--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/tmp", *size, "--tmpfs", "/dev/shm"]
     made: set[str] = set()
 
     def bind(source: str, target: str, option: str = "--ro-bind") -> None:

@@ -178,7 +178,8 @@ class ForkServer:
         env = {**thread_env(), "ATTNKIT_CONTROL_FD": str(theirs.fileno()), "ATTNKIT_LANDLOCK": landlock,
                "ATTNKIT_LIMITS": json.dumps(self._rlimits())}
         if self.isolation == "bwrap":
-            cmd = [*bwrap_command(bwrap_binary() or "bwrap"), *sum((["--setenv", k, v] for k, v in env.items()), []),
+            cmd = [*bwrap_command(bwrap_binary() or "bwrap", self.config.limits.scratch_tmpfs_bytes),
+                   *sum((["--setenv", k, v] for k, v in env.items()), []),
                    sys.executable, "-I", "-B", f"{HARNESS_MOUNT}/zygote.py"]
             env = dict(CLEAN_ENV)  # bubblewrap (pid 1 inside) must not carry the instructor's environment
         else:
@@ -211,6 +212,10 @@ class ForkServer:
         if self.isolation != "rlimits" and landlock == "1" and not hello.get("landlock"):
             raise SandboxUnavailable("Landlock could not be applied to student processes")
         self.hello = hello
+        if hello.get("scratch_count") == "refused":
+            print("sandbox: the kernel gave the fork server no seccomp listener, so it cannot count the names a "
+                  "child makes: student code may make no file or folder at all (docs/isolation.md, Scratch space)",
+                  file=sys.stderr)
         self.zygote_pid = self._host_pid(int(hello["pid"]))
         profiling.event("fork server hello received", zygote_sympy=bool(hello.get("sympy")))
         times = {"process started": profiling.process_start(self.zygote_pid or "self"), **(hello.get("times") or {})}
@@ -301,7 +306,8 @@ class ForkServer:
             self.current.retire()
         limits = self.config.limits
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        rlimits = self._rlimits()
+        spawn = {"op": "spawn", "limits": self._rlimits(), "scratch_entries": limits.scratch_entries,
+                 "scratch_folders": limits.scratch_folders}
         # (re)start the fork server BEFORE making the child's group: a restart closes the server, and closing
         # drops the current group, so the child would be sent the procs files of a removed group (ENODEV)
         started = time.monotonic()
@@ -311,7 +317,7 @@ class ForkServer:
         procs = self.group.open_procs() if self.group is not None else []
         try:
             try:
-                reply = self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno(), *procs])
+                reply = self._command(spawn, [theirs.fileno(), *procs])
             except (OSError, ValueError):
                 for fd in procs:
                     os.close(fd)
@@ -320,7 +326,7 @@ class ForkServer:
                 self._ready()
                 self.group = self._new_group()
                 procs = self.group.open_procs() if self.group is not None else []
-                reply = self._command({"op": "spawn", "limits": rlimits}, [theirs.fileno(), *procs])
+                reply = self._command(spawn, [theirs.fileno(), *procs])
         finally:
             theirs.close()
             for fd in procs:

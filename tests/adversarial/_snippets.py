@@ -1,6 +1,7 @@
 """Pieces shared by several attacks (not an attack itself: modules starting with _ are skipped)."""
 from __future__ import annotations
 
+from autograder.sandbox.config import SandboxLimits
 from tests.classroom import solution_text, stub_text
 
 SHA = "single_head_attention"
@@ -58,4 +59,86 @@ if not _SAFE:
           "to do damage")
 '''
 
-__all__ = ["SHA", "SCORES", "WRONG_SHA", "NAME_PROCESS", "GUARD", "solution_text", "stub_text"]
+__all__ = ["SHA", "SCORES", "WRONG_SHA", "NAME_PROCESS", "GUARD", "FOOTPRINT", "FOOTPRINT_LIMIT", "ENTRY_LIMIT",
+           "FOLDER_LIMIT",
+           "solution_text",
+           "stub_text"]
+
+# What a metadata attack measures of what it made (no file data: RLIMIT_FSIZE is 0): the blocks of every entry
+# of its scratch folder (folders, long link targets and extended attribute blocks on a disk; pages on tmpfs),
+# the extended attributes' bytes, and a kibibyte per entry for the inode itself (tmpfs keeps inodes in kernel
+# memory, where no block count shows them). Above FOOTPRINT_LIMIT bytes, or ENTRY_LIMIT names, the attack reached
+# its goal. The bytes are far above what the bounded sandbox lets a child make (SandboxLimits.scratch_entries
+# names, no links, no attributes, no preallocated blocks: a few MiB) and below what an unbounded one makes in a
+# few seconds; the names are the child's allowance and what the wipe finds beside it.
+FOOTPRINT_LIMIT = 48 << 20
+ENTRY_LIMIT = SandboxLimits().scratch_entries + 64
+FOLDER_LIMIT = SandboxLimits().scratch_folders + 16
+FOOTPRINT = '''
+import os as _fp_os
+import time as _fp_time
+
+
+def _footprint(top="."):
+    """(bytes, entries) of everything under top and top's own blocks (a folder of many names grows), each
+    inode's blocks once, links not followed."""
+    seen, total, entries, stack = set(), _fp_os.lstat(top).st_blocks * 512, 0, [top]
+    global _fp_folders
+    _fp_folders = 0
+    while stack:
+        folder = stack.pop()
+        try:
+            found = list(_fp_os.scandir(folder))
+        except OSError:
+            continue
+        for entry in found:
+            entries += 1
+            total += 1024
+            try:
+                info = entry.stat(follow_symlinks=False)
+                for name in _fp_os.listxattr(entry.path, follow_symlinks=False):
+                    total += len(name) + len(_fp_os.getxattr(entry.path, name, follow_symlinks=False))
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) not in seen:
+                seen.add((info.st_dev, info.st_ino))
+                total += info.st_blocks * 512
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+                _fp_folders += 1
+    return total, entries
+
+
+def _flood(make, seconds=2.5, cap=__FOOTPRINT_CAP__, check_every=500):
+    """Call make(i) until it fails 50 times in a row, `seconds` of CPU pass, or the footprint passes cap."""
+    start, made, failures, why = _fp_time.process_time(), 0, 0, "nothing"
+    index = 0
+    while failures < 50 and _fp_time.process_time() - start < seconds:
+        index += 1
+        try:
+            make(index)
+            made += 1
+            failures = 0
+        except OSError as exc:
+            failures += 1
+            why = f"{type(exc).__name__} errno {exc.errno}"
+        if index % check_every == 0 and _footprint()[0] > cap:
+            break
+    return made, why
+
+
+def _report(what, made, why, extra=0):
+    size, entries = _footprint()
+    size += extra
+    print(f"footprint: {size} bytes in {entries} entries ({_fp_folders} folders) after {made} {what} "
+          f"(stopped by {why})")
+    if size > __FOOTPRINT_LIMIT__:
+        print(f"ATTNKIT-LEAK {what}: {size >> 20} MiB of disk or kernel memory without writing a byte")
+    if entries > __ENTRY_LIMIT__ or _fp_folders > __FOLDER_LIMIT__:
+        print(f"ATTNKIT-LEAK {what}: {entries} names ({_fp_folders} folders) in the scratch folder, past the "
+              "sandbox's allowance")
+'''
+for _name, _value in (("__FOOTPRINT_LIMIT__", FOOTPRINT_LIMIT), ("__ENTRY_LIMIT__", ENTRY_LIMIT),
+                      ("__FOLDER_LIMIT__", FOLDER_LIMIT),
+                      ("__FOOTPRINT_CAP__", 2 * FOOTPRINT_LIMIT)):
+    FOOTPRINT = FOOTPRINT.replace(_name, str(_value))

@@ -5,7 +5,8 @@ TAG = "count"
 # Sized to stay well inside the 6 s CPU budget of a load call on a busy machine (60,000 files did not, with
 # two test workers): the wipe is what is tested, and it is tested by the count, not by the limit.
 ATTACK = ("a huge count of files for the wipe: 25,000 empty files, 2,000 folders of 5 files and a folder of "
-          "hard links, with names that are newlines, dashes, dots and bytes in no encoding")
+          "hard links, with names that are newlines, dashes, dots and bytes in no encoding (the sandbox's "
+          "allowance of names stops it first)")
 CODE = solution_text(ASSIGNMENT) + '''
 import os
 

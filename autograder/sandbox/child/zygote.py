@@ -33,6 +33,7 @@ import confine
 import forbid
 import harness
 import seeded
+from quota import Quota, receive_listener, try_allowance
 from wipe import remove_tree
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
@@ -40,6 +41,8 @@ NOBODY = 65534
 # Without namespaces (rlimits mode) every child gets a user id of its own, so that children of
 # different workers cannot signal each other, share files, or share one RLIMIT_NPROC budget.
 SANDBOX_UID_BASE = 1_900_000_000
+# names (and folders among them) a child may make when the grader does not say (SandboxLimits.scratch_*)
+DEFAULT_ENTRIES, DEFAULT_FOLDERS = 1024, 128
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # world-writable places on a usual host
 SYSTEM_READABLE = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
                    "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu")
@@ -64,9 +67,10 @@ def absolute(limits: dict) -> dict:
     return limits
 
 
-def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: dict) -> None:
+def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: dict, handoff: socket.socket) -> None:
     """Runs in the fresh child before any student code: drop everything it does not need. Any
-    failure here ends the child before student code runs (the zygote checked at start that it works)."""
+    failure here ends the child before student code runs (the zygote checked at start that it works).
+    The listener of the child's seccomp filter goes to the fork server over `handoff` (quota.py)."""
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -84,7 +88,12 @@ def lock_down(limits: dict, uid: int, zygote: int, scratch: str, confinement: di
     me = os.getpid()
     if confinement["landlock"]:
         confine.landlock(confinement["read"] + [f"/proc/{me}"], [scratch, "/dev/null"], confinement["landlock"])
-    confine.install_seccomp(me)
+    listener = confine.install_seccomp(me)
+    passed = [] if listener is None else [listener]
+    socket.send_fds(handoff, [b"listener" if passed else b"none"], passed)
+    handoff.close()
+    if listener is not None:
+        os.close(listener)  # the fork server holds it now; a child holding its own listener could answer itself
     for name, value in absolute(limits).items():
         resource.setrlimit(getattr(resource, name), (value, value))
     torch.set_num_threads(1)
@@ -133,15 +142,19 @@ def confinement_plan(own_namespace: bool) -> dict:
     return {"landlock": abi, "read": read, "read_search": read_search, "own_namespace": own_namespace}
 
 
-def self_test(limits: dict, plan: dict, base: str) -> str:
-    """Lock down a throw-away child exactly as a student's; '' when it worked, else why not."""
+def self_test(limits: dict, plan: dict, base: str) -> tuple[str, str]:
+    """Lock down a throw-away child exactly as a student's: ('' when it worked, else why not; how names are bounded,
+    "counted" or "refused": quota.try_allowance)."""
     read_end, write_end = os.pipe()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
+        ours.close()
         try:
             lock_down(limits, child_uid(os.getpid(), plan["own_namespace"]), os.getppid(),
-                      f"{base}/{os.getpid()}", plan)
+                      f"{base}/{os.getpid()}", plan, theirs)
+            names = try_allowance()
             for path in (os.__file__, torch.__file__):  # the Python installation stays readable
                 try:
                     with open(path, "rb") as handle:
@@ -150,17 +163,24 @@ def self_test(limits: dict, plan: dict, base: str) -> str:
                     raise OSError(f"the sandbox user cannot read the Python installation ({path}: "
                                   f"{exc.strerror}); without namespaces or Landlock, run the kit from a "
                                   "Python installation that other users can read") from None
+            os.write(write_end, names.encode())
             os._exit(0)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, which refuses to grade
             os.write(write_end, f"{type(exc).__name__}: {exc}".encode()[:1000])
             os._exit(3)
     os.close(write_end)
+    theirs.close()
+    quota = Quota(receive_listener(ours), 1, 1, confine.folder_calls())
+    quota.serve_until(read_end)
     with os.fdopen(read_end, "rb") as reader:
         why = reader.read().decode(errors="replace")
     _, status = os.waitpid(pid, 0)
+    quota.close()
     remove_tree(f"{base}/{pid}")
     code = os.waitstatus_to_exitcode(status)
-    return "" if code == 0 else f"a locked-down test process failed: {why or f'exit status {code}'}"
+    if code == 0:
+        return "", why
+    return f"a locked-down test process failed: {why or f'exit status {code}'}", ""
 
 
 def descendants(of: int, everyone: bool) -> list[int]:
@@ -354,17 +374,20 @@ def main() -> None:
     TIMES["warmed up (one backward pass)"] = (time.time(), time.process_time())
     plan = confinement_plan(own_namespace)
     control = socket.socket(fileno=int(os.environ["ATTNKIT_CONTROL_FD"]))
-    problem = self_test(json.loads(os.environ.get("ATTNKIT_LIMITS", "{}")), plan, base)
+    problem, names = self_test(json.loads(os.environ.get("ATTNKIT_LIMITS", "{}")), plan, base)
     TIMES["self-check done (one fork)"] = (time.time(), time.process_time())
     control.send(json.dumps({"ready": not problem, "error": problem, "pid": os.getpid(), "landlock": plan["landlock"],
                              "read_search": plan["read_search"], "uid": os.getuid(), "times": TIMES,
+                             "scratch_count": names,
                              "sympy": "sympy" in sys.modules}).encode())  # a start-up cost the warm-up avoids
     uids: set[int] = set()  # uids of children since the last reap (as root without namespaces)
     scratches: list[str] = []
     zygote = os.getpid()
     serial = 0  # a scratch folder of a new name for every child, whatever the last one left behind
+    quota = Quota(None, 0, 0, confine.folder_calls())  # the current child's names, answered between commands
     while True:
         try:
+            quota.serve_until(control.fileno())
             data, fds, _, _ = socket.recv_fds(control, 65536, 4)
         except OSError:
             return
@@ -377,23 +400,30 @@ def main() -> None:
                 limits = {**limits, "RLIMIT_NPROC": limits["RLIMIT_NPROC"] + tasks_of(os.getuid())}
             serial += 1
             scratch = f"{base}/s{serial}-{time.monotonic_ns()}"
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            quota.close()
             pid = os.fork()
             if pid == 0:
                 control.close()
+                ours.close()
                 for fd in fds[1:]:  # the cgroup's procs files, opened by the grader: never the student's
                     os.close(fd)
                 try:
                     me = os.getpid()
-                    lock_down(limits, child_uid(me, own_namespace), zygote, scratch, plan)
+                    lock_down(limits, child_uid(me, own_namespace), zygote, scratch, plan, theirs)
                     harness.Harness().serve(socket.socket(fileno=fds[0]))
                 finally:
                     os._exit(0)
             os.close(fds[0])
+            theirs.close()
             reply = {"pid": pid, "cgroup": join_cgroup(pid, fds[1:])}
+            quota = Quota(receive_listener(ours), int(command.get("scratch_entries", DEFAULT_ENTRIES)),
+                          int(command.get("scratch_folders", DEFAULT_FOLDERS)), confine.folder_calls())
             scratches.append(scratch)
             if not own_namespace and os.getuid() == 0:
                 uids.add(child_uid(pid, own_namespace))
         elif command["op"] == "reap":
+            quota.close()  # before the kill: a child waiting for an answer gets ENOSYS, then SIGKILL
             reply = reap(own_namespace, uids, scratches)
             uids.clear()
             scratches.clear()
