@@ -142,7 +142,7 @@ def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | Non
     for (_, row), parts in zip(rows, scores):
         name = "" if POINTS_POSSIBLE.lower() in row.student.lower() else row.student
         cells = [number(parts[c][0]) if c in parts and parts[c][2] else "" for c in columns]
-        writer.writerow([safe_cell(name), row.canvas_id, safe_cell(row.sis_user_id), safe_cell(row.sis_login_id),
+        writer.writerow([safe_cell(name), safe_cell(row.canvas_id), safe_cell(row.sis_user_id), safe_cell(row.sis_login_id),
                          safe_cell(row.section)] + cells)
     return out.getvalue()
 
