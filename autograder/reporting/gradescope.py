@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..gradescope.visibility import KeyRelease, load_release, reveals_key
-from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
+from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult, safe_text
 from ..sandbox.isolation import notice
 from .escape import markdown_paragraphs, one_line
 from .explain import count, failure_lines, label, plan_explanations, points
@@ -73,7 +73,7 @@ def results_json(result: StudentResult, release: KeyRelease | None = None, arriv
         "extra_data": {"isolation": result.isolation, "isolation_notice": isolation or "",
                        "fingerprint": result.fingerprint, "pending": pending,
                        "late": {"yes": True, "no": False}.get(arrival.get("late", "")),
-                       "submitted_at": arrival.get("submitted_at", "")},
+                       "submitted_at": safe_text(arrival.get("submitted_at", ""), 64)},  # as stored
     }
 
 
