@@ -6,6 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 SUBMISSIONS ?=
 OUT ?=
 ROSTER ?=
+DUE ?=
 N ?= 200
 
 .PHONY: help setup test grade review assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
@@ -14,7 +15,7 @@ N ?= 200
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
-	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv]  grade a class (default: the demo class)"
+	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv DUE=2026-11-25T23:59-08:00]  grade a class (default: the demo class)"
 	@echo "make review [OUT=dir]             score the quiz answers grading left to you, on a local page (default OUT: out/demo)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
@@ -78,7 +79,7 @@ test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 grade: $(STAMP) sandbox-tools
-	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")
+	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(DUE),--due "$(DUE)")
 
 # The quiz answers `make grade` left to a person, on a page served on 127.0.0.1; then `make grade` again with
 # the same OUT applies the decisions. Nothing to review: one sentence, no page.

@@ -47,6 +47,17 @@ def review_command(out: Path) -> str:
     return f"{_program()} review {_shown(out)}"
 
 
+def make_review(out: Path) -> str:
+    """`make review` for OUT as a file read later says it (summary.txt, report.html): make runs in the kit's
+    folder, so OUT is written from there."""
+    absolute = out.absolute()
+    if absolute == default_out(paths.DEMO_CLASS_DIR).absolute():
+        return "make review"
+    root = paths.ROOT.absolute()
+    shown = absolute.relative_to(root) if absolute.is_relative_to(root) else absolute
+    return f"make review OUT={shlex.quote(str(shown))}"
+
+
 def grade_command(out: Path) -> str | None:
     """How to grade OUT's class again (to apply review decisions), or None when OUT does not say what it was."""
     try:

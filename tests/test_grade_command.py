@@ -152,3 +152,9 @@ def test_the_gradebook_carries_what_the_platform_knows():
     joined = join_roster(["student000", "student002"], entries, identities)
     assert joined.matched["student000"][0].name == "Lovelace, Ada" and joined.matched["student000"][1] == "Canvas ID"
     assert joined.unmatched == ["student002"]
+
+
+@pytest.mark.parametrize("due, why", [("2026-11-22T10:00", "needs a time zone"), ("friday", "is not a date")])
+def test_a_deadline_without_a_time_zone_is_refused(classdir, tmp_path, due, why):
+    refused(run_grade(classdir, "--out", tmp_path / "out", "--due", due), why)
+    assert not (tmp_path / "out").exists()

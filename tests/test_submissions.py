@@ -304,7 +304,7 @@ def test_zips_are_read_beside_and_inside_student_folders(graded):
 
 NOT_GRADED = ["missing file", "empty", "huge file", "binary junk", "malformed notebook", "json not a notebook",
               "symlink out", "broken link", "folder not file", "linked folder", CLASH, "zip bomb", "stray",
-              "nested too deeply", "two sub-folders"]
+              "nested too deeply"]
 
 
 def handout_as_given(result: StudentResult) -> bool:
@@ -394,19 +394,21 @@ def comparable_tests(result: StudentResult) -> list[tuple]:
     return [(t.test_id, t.score, t.status, t.output) for t in result.tests]
 
 
-@pytest.mark.parametrize("sid", ["handout folder", "zip top folder"])
+@pytest.mark.parametrize("sid", ["handout folder", "zip top folder", "two sub-folders"])
 def test_files_one_folder_down_are_graded_like_a_flat_folder(graded, sid):
+    """Also one folder per assignment under any name (nbgrader's `<student>/<assignment id>/`)."""
     results = graded[1]
     result, flat = results[sid], results["flat twin"]
     assert comparable_tests(result) == comparable_tests(flat)
     assert result.score == flat.score and not result.problems
     note = next(n for n in result.notes if n.startswith("Files found below the top"))
-    where = "attention-kit/attention_scores/attention_scores.py" if sid == "handout folder" else \
-        "ada-submission/attention_scores.py"
-    assert where in note
+    where = {"handout folder": "attention-kit/attention_scores/attention_scores.py",
+             "zip top folder": "ada-submission/attention_scores.py",
+             "two sub-folders": "part0/attention_scores.py"}[sid]
+    assert where in note and "Not graded" not in " ".join(result.notes)
 
 
-@pytest.mark.parametrize("sid", ["two sub-folders", "linked sub-folder"])
+@pytest.mark.parametrize("sid", ["linked sub-folder"])
 def test_only_a_single_real_sub_folder_counts(graded, sid):
     result = graded[1][sid]
     assert result.score == 0

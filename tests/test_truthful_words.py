@@ -160,6 +160,37 @@ def test_one_class_mean_stated_everywhere():
     assert '<td class="cell num">75%</td>' in footer and '<td class="num">3.0</td>' in footer  # 4 of 4, 2 of 4
 
 
+def test_the_class_mean_shows_pending_points_as_every_score_does(tmp_path):
+    """Points waiting for review are not in the one class mean (nor in any score); they are written beside it
+    as beside a student's score ("51 + 4 pending"), the mean of every student's pending points, in the
+    terminal, the overview and the heatmap footer; the banner names the command that reviews them."""
+    from dataclasses import replace
+
+    from autograder import paths
+    from autograder.reporting.class_report import class_report_html
+    from autograder.reporting.class_stats import CLASS_MEAN
+    from autograder.reporting.summary import full_table, plain_summary
+    from tests.html_tree import parse_html
+    from tests.report_classes import check, quiz, student
+
+    graded = quiz([1.0, 1.0])
+    waiting = replace(graded, items=(graded.items[0], replace(graded.items[1], score=0.0, pending=True)), score=1.0,
+                      pending=1.0)
+    results = [student("ann", [check("test_a", "passed", 2.0)], [graded]),
+               student("bob", [check("test_a", "failed", 2.0)], [waiting])]
+    assert f"mean 2.5 + 0.5 pending / 4 ({CLASS_MEAN})" in plain_summary(results)  # (4 + 1) / 2, 1 pending / 2
+    out = paths.ROOT / "out" / "some class"
+    document = parse_html(class_report_html(results, out=out))
+    overview = [row for row in document.find("table").iter("tr") if "class mean" in row.text()]
+    assert overview and [td.text() for td in overview[0].iter("td")][-1] == "2.50 + 0.50 pending"
+    footer = [td.text() for td in document.find("table", id="heatmap").find("tfoot").iter("td")]
+    assert footer == ["50%", "75% +0.5", "2.5 + 0.5 pending"]  # test_a, the quiz (bob: 1 of 2 decided), totals
+    banner = document.find("div", id="review-banner").text()
+    assert "make review OUT='out/some class'" in banner
+    assert "make review OUT='out/some class'" in full_table(results, [], out=out)
+    assert "make review" in full_table(results, []) and "review page" in full_table(results, [])
+
+
 def test_instructor_only_probes_stay_out_of_the_pass_rate_chart(monkeypatch):
     from autograder.reporting import plots
     from autograder.reporting.class_report import class_report_html
