@@ -153,8 +153,10 @@ def read_file(folder: Path, path: Path, assignment: str, kind: str | None = None
         else:
             cells, notes = [python_text(raw)], []
     except (UnicodeDecodeError, SyntaxError, LookupError):
-        return SourceFile(assignment, name, problem=f"{name} is not text in the encoding it declares "
-                          "(UTF-8 unless a coding line says otherwise)", digest=digest)
+        declared = ("UTF-8: save it again from Jupyter" if kind == "ipynb"
+                    else "UTF-8 unless a coding line says otherwise")
+        return SourceFile(assignment, name, problem=f"{name} is not text in the encoding it declares ({declared})",
+                          digest=digest)
     except TooComplex as exc:
         return SourceFile(assignment, name, problem=f"{name} holds {exc}, so it was not read", digest=digest)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds (jsonschema's ValidationError...);

@@ -95,6 +95,12 @@ def _ignored(path: PurePosixPath) -> bool:
 def unpack(archive: Path, target: Path, limits: Limits = STUDENT_ZIP) -> Unpacked:
     """Unpack `archive` into the new folder `target`; raise Refused with the reason instead."""
     name = archive.name
+    try:
+        size = archive.stat().st_size
+    except OSError as exc:
+        raise Refused(f"{name} could not be read ({exc.__class__.__name__})") from None
+    if size > limits.total_bytes:  # its directory alone could be more than a submission may hold
+        raise Refused(f"{name} is larger than {limits.total_bytes >> 20} MiB")
     declared = member_count(archive)
     if declared is not None and declared > limits.members:
         raise Refused(f"{name} holds {declared} files, more than the {limits.members} a submission may hold")

@@ -2,12 +2,14 @@
 
 A child may write no file data (RLIMIT_FSIZE 0), but a name costs something too: an inode, a folder's block
 on a disk, kernel memory on tmpfs, and the wipe's time after the child. seccomp (confine.py) refuses links,
-device nodes, fifos, extended attributes and fallocate outright, and hands every call that makes a name
-(mkdir, mkdirat, creat, openat2, and open/openat with O_CREAT or O_TMPFILE) to the fork server as a user
-notification. The fork server lets the first `allowance` calls of a child go on, `folders` of them at most
-making folders (the kernel then runs them as usual, with the child's own rights: Landlock and file permissions
-decide), and answers every later one with EDQUOT ("Disk quota exceeded"). This holds on every file system and in every setting (root or not, namespaces
-or not), where no mount, quota or cgroup may be available.
+device nodes, fifos, whiteouts, bound socket names, extended attributes and fallocate outright, and hands every
+call that makes a name (mkdir, mkdirat, creat, openat2, and open/openat with O_CREAT or O_TMPFILE) to the fork
+server as a user notification. The fork server lets the first `allowance` calls of a child go on, `folders` of
+them at most making folders (the kernel then runs them as usual, with the child's own rights: Landlock and
+file permissions decide), and answers every later one with EDQUOT ("Disk quota exceeded"). This holds on
+every file system and in every setting (root or not, namespaces or not), where no mount, quota or cgroup may
+be available. A child cannot answer for itself: it hands its listener over before any student code runs, and
+the kernel gives no second listener to a filter installed below one that has it.
 
 Calls are counted, not names: an `open(path, "w")` of a file that exists counts once, a failed mkdir counts
 once, and removing a name gives nothing back (the allowance bounds the wipe's work too). A child whose calls
