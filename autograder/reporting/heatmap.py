@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..results import FAILED, GRADER_ERROR, QuizResult, StudentResult, TestResult
+from .blank import quiz_not_handed_in
 from .class_stats import CLASS_MEAN, percent
 from .escape import html_text
 from .provisional import mean_points, pending, points, score_text
@@ -77,8 +78,7 @@ def quiz_cell(quiz: QuizResult | None) -> Cell:
     if quiz is None:
         return Cell(NOT_ATTEMPTED, 0.0, 0.0, "no such quiz")
     if quiz.problem:
-        # The quiz package reports a missing answers file as "no answer file ...": not attempted.
-        state = NOT_ATTEMPTED if quiz.problem.startswith("no answer file") else UNREADABLE
+        state = NOT_ATTEMPTED if quiz_not_handed_in(quiz) else UNREADABLE  # no answer file: not attempted
         return Cell(state, quiz.score, quiz.max_score, quiz.problem)
     if quiz.pending:
         return Cell(SCORE, quiz.score, quiz.max_score, f"{quiz.pending:g} point(s) wait for your review",
