@@ -171,11 +171,11 @@ def test_review_decisions_reach_gradescope_in_a_regrade(autograder_root, tmp_pat
                            "quiz_attention_score.yaml": f"sc-01: |-\n  {text}\n"} for student, text in answers.items()}
     regraded = "ada"  # Gradescope runs each submission alike: one is enough to show the round trip
     before = {regraded: run_autograder(autograder_root, handed_in[regraded])[0]}
-    for data in before.values():
-        assert "2 quiz points wait for your instructor's review" in data["output"]
-        assert "does not count them yet" in data["output"]
+    for data in before.values():  # read as Gradescope renders it (Markdown)
+        assert "2 quiz points wait for your instructor's review" in shown_text(data["output"])
+        assert "does not count them yet" in shown_text(data["output"])
         quiz = next(t for t in data["tests"] if t["name"] == "quiz attention_score")
-        assert "2 of these points wait for your instructor's review" in quiz["output"]
+        assert "2 of these points wait for your instructor's review" in shown_text(quiz["output"])
 
     # The instructor's side: Gradescope's "Export Submissions" (ada submitted with a partner), graded and reviewed.
     for student, files in handed_in.items():
@@ -217,11 +217,13 @@ def test_review_decisions_reach_gradescope_in_a_regrade(autograder_root, tmp_pat
     for student, data in after.items():
         gained = decided[answers[student]]
         assert data["score"] == pytest.approx(before[student]["score"] + gained)
-        assert "wait for your instructor's review" not in data["output"]
+        shown = shown_text(data["output"])
+        assert "wait for your instructor's review" not in shown
         assert "Quiz attention_score: your instructor has scored 1 answer the grader left to a person; " \
-               "those points are now in your score." in data["output"]
+               "those points are now in your score." in shown
         quiz = next(t for t in data["tests"] if t["name"] == "quiz attention_score")
-        assert f"sc-01: {gained:g}/2" in quiz["output"] and "(graded by your instructor)" in quiz["output"]
+        assert f"sc-01: {gained:g}/2" in shown_text(quiz["output"])
+        assert "(graded by your instructor)" in shown_text(quiz["output"])
         visible = "\n".join(t["output"] for t in data["tests"] if t["visibility"] == "visible") + data["output"]
         assert f"{gained:g}/2" not in visible  # the reviewed score itself is released with the keys
 
