@@ -64,4 +64,4 @@ def review_banner_text(results: list[StudentResult], out: Path | None = None) ->
     review = make_review(out) if out is not None else "make review OUT=<this output folder>"
     return (f"Review unfinished: {total:g} quiz point(s) of {len(waiting)} student(s) wait for your review, so "
             f"their totals are provisional (shown as \"score + pending\"). Score those answers on the review page "
-            f"({review}), then grade again with the same OUT: the review ends with that command.")
+            f"({review}), then grade again with the same OUT (the review prints the command).")
