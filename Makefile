@@ -6,18 +6,20 @@ STAMP  := $(VENV)/.installed-stamp
 SUBMISSIONS ?=
 OUT ?=
 ROSTER ?=
+DUE ?=
 N ?= 200
 
-.PHONY: help setup test grade assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
+.PHONY: help setup test grade review assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
         sweep mutants sandbox-tools browser-tools clean quiz-learn bench-learn \
         report-screenshots
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
-	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv]  grade a class (default: the demo class)"
+	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv DUE=2026-11-25T23:59-08:00]  grade a class (default: the demo class)"
+	@echo "make review [OUT=dir]             score the quiz answers grading left to you, on a local page (default OUT: out/demo)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release                      pack the student handout into dist/"
-	@echo "make gradescope                   build the Gradescope autograder zip into dist/"
+	@echo "make gradescope [OUT=dir]         build the Gradescope autograder zip into dist/ (with OUT: its review decisions)"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 	@echo "make browser-tools                install Debian's chromium where possible (the review page's browser test)"
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox), then bench-startup"
@@ -31,15 +33,32 @@ help:
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
 
+# torch's CPU build from PyTorch's CPU index when it answers (as the Gradescope image does); otherwise the
+# pinned version from pip's configured index (a local CPU wheel, or PyPI's, which is the CUDA build on Linux).
+# The last line says which build was installed.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
+
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	if $(PY) -c "import urllib.request as u; u.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2> /dev/null; then \
+	  $(PY) -m pip install --quiet --index-url $(TORCH_CPU_INDEX) "$(TORCH_PIN)" || $(PY) -m pip install --quiet "$(TORCH_PIN)"; \
+	else echo "$(TORCH_CPU_INDEX) does not answer: torch from pip's configured index"; \
+	  $(PY) -m pip install --quiet "$(TORCH_PIN)"; fi
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 > /dev/null
+	@$(PY) -c "import torch; print('torch', torch.__version__, 'CUDA build' if torch.version.cuda else 'CPU build')"
 	touch $(STAMP)
 
-setup: $(STAMP) sandbox-tools browser-tools
+# The kit's own test tooling (pytest-xdist, uv, playwright): `make test` only, never `make grade`.
+TEST_STAMP := $(VENV)/.test-installed-stamp
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	touch $(TEST_STAMP)
+
+setup: $(TEST_STAMP) sandbox-tools browser-tools
 
 # bubblewrap gives student code its own namespaces; without it the kit confines student code with
 # Landlock and seccomp (Linux 5.13+), and refuses to grade where neither works (docs/isolation.md).
@@ -61,8 +80,13 @@ TEST_WORKERS ?= 2
 test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
-grade: setup
-	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)")
+grade: $(STAMP) sandbox-tools
+	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(DUE),--due "$(DUE)")
+
+# The quiz answers `make grade` left to a person, on a page served on 127.0.0.1; then `make grade` again with
+# the same OUT applies the decisions. Nothing to review: one sentence, no page.
+review: $(STAMP)
+	$(PY) -m autograder.cli review "$(or $(OUT),out/demo)"
 
 assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments
@@ -74,14 +98,14 @@ release: $(STAMP)
 	$(PY) -m autograder.cli release
 
 gradescope: $(STAMP)
-	$(PY) -m autograder.cli gradescope
+	$(PY) -m autograder.cli gradescope $(if $(OUT),--review "$(OUT)")
 
 clean:
 	rm -rf out dist build *.egg-info
 
 # Needs chromium (apt-get install chromium). Writes out/screenshots/*.png: the demo class's report and
 # reports of in-memory classes that show every heatmap state, diagnoses and quiz item statistics.
-report-screenshots: grade
+report-screenshots: grade $(TEST_STAMP)
 	$(PY) -m tests.report_screenshots --out out/screenshots
 
 bench: setup

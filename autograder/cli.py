@@ -13,6 +13,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 
 from . import paths
+from .commands import default_out, grade_command, record_source, review_command
 from .reporting.escape import one_line
 
 console = Console(stderr=True)
@@ -44,15 +45,18 @@ def main() -> None:
                    "can read the hidden tests and reference solutions). Every output says so.")
 @click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="A Canvas gradebook export (CSV): canvas.csv then carries Canvas's student and assignment ids.")
+@click.option("--due", default=None, metavar="DATETIME",
+              help="The deadline, with a time zone (2026-11-25T23:59-08:00): where the download gives submission "
+                   "times but not lateness (Gradescope, nbgrader without due dates), a later time is late.")
 def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str, allow_weak: bool,
-          roster: Path | None) -> None:
+          roster: Path | None, due: str | None) -> None:
     """Grade every student in SUBMISSIONS (default: the bundled demo class): folders, a Canvas download, a
     Gradescope export, an nbgrader course root, or a zip of any of them."""
     from . import profiling
     from .grading.importers import import_class
     from .grading.importers.detect import NotAClass
     from .grading.runner import IMPORT, STATE, DiskFull, grade_class, shipped_stubs
-    from .reporting.roster import join_roster, read_canvas_export
+    from .reporting.roster import export_columns, join_roster, missing_columns, read_canvas_export
     from .sandbox import SandboxUnavailable
     from .sandbox.isolation import probe_bwrap_early
 
@@ -62,13 +66,22 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     export = None
     if roster is not None:
         try:
-            export = read_canvas_export(roster.read_text(encoding="utf-8-sig"))
+            roster_text = roster.read_text(encoding="utf-8-sig")
+            export = read_canvas_export(roster_text)
         except (ValueError, UnicodeDecodeError) as exc:
             raise click.BadParameter(str(exc), param_hint="--roster") from None
 
+    deadline = None
+    if due is not None:
+        from .grading.importers.arrival import parse_due
+
+        try:
+            deadline = parse_due(due)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--due") from None
+
     submissions = submissions or paths.DEMO_CLASS_DIR
-    out = out or paths.ROOT / "out" / ("demo" if submissions == paths.DEMO_CLASS_DIR else
-                                       submissions.name.removesuffix(".zip"))
+    out = out or default_out(submissions)
     refuse(refusal(submissions, out, workers))
     try:
         imported = import_class(submissions, out / STATE / IMPORT, list(paths.ASSIGNMENTS), shipped_stubs())
@@ -80,12 +93,22 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             sys.exit(3)
         refuse(f"{submissions} could not be read ({exc.strerror or type(exc).__name__}).")
     show(imported.summary)
+    if deadline is not None:
+        from .grading.importers.arrival import apply_due
+
+        show(apply_due(imported, deadline))
     for line in imported.skipped:
         show(one_line(line), "bold red")
     if not imported.submissions:
         shutil.rmtree(out / STATE / IMPORT, ignore_errors=True)
         refuse(f"{submissions} holds no student submission to grade (read as {imported.layout}); "
                "see the README's Submissions section for the layouts that are read.")
+    if export is not None:  # before grading: a roster that cannot match this class is refused, not half used
+        gap = missing_columns(export_columns(roster_text), [s.student_id for s in imported.submissions],
+                              imported.identities)
+        if gap:
+            shutil.rmtree(out / STATE / IMPORT, ignore_errors=True)
+            refuse(f"--roster {roster.name}: {gap}")
     warnings: list[str] = list(imported.skipped)
     with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("left"), TimeRemainingColumn(), console=console) as bar:
@@ -131,8 +154,9 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
             sys.exit(3)
         refuse(f"The results could not be written to {out} ({exc.strerror or type(exc).__name__}).")
+    record_source(out, submissions)  # `attnkit review` says how to grade again
     profiling.event("cli: outputs written")
-    summarize(results, out, warnings, imported.skipped)
+    summarize(results, out, warnings, imported.skipped, joined, imported.identities)
     profiling.event("cli: summary printed")
     if any(r.grader_errors for r in results):
         sys.exit(2)
@@ -181,24 +205,31 @@ def preload_reports(students: int = 0) -> None:
 
 
 def report_roster(joined, out: Path) -> None:
-    console.print(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
-                  f"(details in {out / 'roster-match.csv'})")
+    from .reporting.names import is_test_student, quoted
+
+    show(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
+         f"(details in {out / 'roster-match.csv'})")
     for folder in joined.unmatched:
-        show(f"roster: no Canvas student for {folder!r}; left out of canvas.csv", "bold red")
+        if is_test_student(folder):  # Canvas's student view: no one's work, never in an export's roster
+            show(f"roster: {quoted([folder])} is Canvas's Test Student; left out of canvas.csv")
+        else:
+            show(f"roster: no Canvas student for {quoted([folder])}; left out of canvas.csv", "bold red")
     for folder, names in joined.ambiguous.items():
-        show(f"roster: {folder!r} matches {', '.join(map(one_line, names))}; left out of canvas.csv", "bold red")
+        show(f"roster: {quoted([folder])} matches {quoted(names)}; left out of canvas.csv", "bold red")
     if joined.without_submission:
         show(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
-             + ", ".join(one_line(e.name) for e in joined.without_submission[:10]))
+             + quoted([e.name for e in joined.without_submission], limit=10))
 
 
-def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> None:
+def summarize(results, out: Path, warnings: list[str], skipped: list[str], joined=None, identities=None) -> None:
     """A closing summary that fits a screen; every student's row is in OUT/summary.txt."""
+    from .reporting.canvas import canvas_notes
     from .reporting.summary import closing_summary
 
     pending = sum(q.pending for r in results for q in r.quizzes)
     if pending:
-        console.print(f"{pending:g} quiz point(s) wait for review (pending, not 0): run `attnkit review {out}`")
+        console.print(f"{pending:g} quiz point(s) wait for review (pending, not 0): run `{review_command(out)}`",
+                      markup=False, highlight=False, soft_wrap=True)
     errors = sum(len(r.grader_errors) for r in results)
     if errors:
         console.print(f"[bold red]{errors} checks hit a grader problem (not the students' fault); "
@@ -210,9 +241,21 @@ def summarize(results, out: Path, warnings: list[str], skipped: list[str]) -> No
         console.print(f"... and {len(shown) - 10} more warning(s) above", style="bold red")
     # test names hold [brackets]: no markup
     show(closing_summary(results, skipped, str(out / "summary.txt")), end="")
+    from .reporting.names import quoted
+    from .reporting.provisional import late_students
+
+    late = late_students(identities)
+    if late:
+        show(f"submitted late ({len(late)}): {quoted(late, limit=10)}")
+    from .reporting.moodle import moodle_csv
+
+    for line in canvas_notes(results, joined, identities) + moodle_csv(results, identities)[1]:
+        show(one_line(line))
     console.print(f"every student: {out / 'summary.txt'}\ngradebook: {out / 'gradebook.csv'}\n"
                   f"feedback:  {out / 'feedback'}\nresults:   {out / 'results'}\n"
-                  f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}", markup=False, highlight=False)
+                  f"report:    {out / 'report.html'}\ncanvas:    {out / 'canvas.csv'}"
+                  + (f"\nmoodle:    {out / 'moodle.csv'}" if (out / "moodle.csv").exists() else ""),
+                  markup=False, highlight=False)
 
 
 @main.command()
@@ -228,19 +271,26 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
     from .quiz.review import write_review
 
     try:
-        path, groups, answers = write_review(out, load_quizzes(paths.QUIZZES_DIR))
+        path, groups, answers, unapplied = write_review(out, load_quizzes(paths.QUIZZES_DIR))
     except (FileNotFoundError, ValueError) as exc:
-        show(str(exc), "bold red")
+        show(str(exc), "bold red", soft_wrap=True)
         sys.exit(1)
-    console.print(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}")
+    again = grade_command(out)
+    regrade = f"run `{again}`" if again else "grade again with the same OUT folder"
+    if not groups:  # one sentence, and no page to open
+        show(f"Nothing to review in {out}: every decision is made in {path}; {regrade} to apply "
+             f"{unapplied} of them." if unapplied else
+             f"Nothing to review in {out}: no quiz answer waits for a person.", soft_wrap=True)
+        return
+    show(f"{groups} group(s) of answers ({answers} distinct answers) to review in {path}", soft_wrap=True)
     if file_only:
-        console.print("Fill in each group's score, then grade again with the same --out folder.")
+        show(f"Fill in each group's score, then {regrade} to apply the decisions.", soft_wrap=True)
         return
     from .quiz.review_page.server import serve
 
     serve(out, port, announce=lambda text: show(text, soft_wrap=True),
           open_browser=not no_open)
-    console.print("Grade again with the same --out folder to apply the decisions.")
+    show(f"To apply the decisions, {regrade}.", soft_wrap=True)
 
 
 @main.command()
@@ -271,11 +321,28 @@ def release(out: Path) -> None:
 @main.command()
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               default=paths.ROOT / "dist" / "gradescope-autograder.zip")
-def gradescope(out: Path) -> None:
+@click.option("--review", "graded", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A graded OUT folder: bundle its review.yaml, so that a regrade on Gradescope applies the "
+                   "decisions made with `make review`.")
+def gradescope(out: Path, graded: Path | None) -> None:
     """Build the Gradescope autograder zip (same engine, graders and sandbox)."""
-    from .gradescope.build import build_zip
+    from .gradescope.build import ReviewRefused, build_zip, review_decisions
 
-    console.print(f"wrote {build_zip(out)}")
+    review = None
+    if graded is not None:
+        try:
+            review, decided, undecided = review_decisions(graded)
+        except ReviewRefused as exc:
+            refuse(f"{exc}.")
+    console.print(f"wrote {build_zip(out, review)}", markup=False, highlight=False, soft_wrap=True)
+    if review is not None and not decided:
+        console.print(f"{review} holds no decision yet ({undecided} group(s) to score): the zip applies none; run "
+                      f"`{review_command(graded)}` first.", markup=False, highlight=False, soft_wrap=True)
+    elif review is not None:
+        console.print(f"with {decided} review decision(s) from {review}"
+                      + (f" ({undecided} group(s) still undecided stay pending)" if undecided else "")
+                      + ": upload it in the assignment's Configure Autograder, then Manage Submissions > "
+                        "Regrade all submissions to apply them.", markup=False, highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

@@ -10,5 +10,7 @@ SOLUTIONS_DIR = ROOT / "solutions"      # generated: instructor versions, the re
 GRADERS_DIR = ROOT / "autograder" / "graders"  # generated: hidden pytest graders
 QUIZZES_DIR = ROOT / "quizzes"
 DEMO_CLASS_DIR = ROOT / "demo" / "submissions"
+# In the Gradescope zip only: the review decisions bundled by `make gradescope OUT=...` (a regrade applies them)
+BUNDLED_REVIEW = ROOT / "review.yaml"
 
 ASSIGNMENTS = ("attention_scores", "single_head_attention")

@@ -4,14 +4,34 @@ single submission graded in the command's own process. Every output of the kit i
 (and synced) before this point, so only the standard streams need flushing."""
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 
 from . import profiling
 
 
+_CLEANUPS: list = []
+
+
+def on_exit(cleanup) -> None:
+    """Run `cleanup` when the process ends, whichever way: atexit, or exit_now (which skips atexit)."""
+    _CLEANUPS.append(cleanup)
+    atexit.register(cleanup)
+
+
+def _clean_up() -> None:
+    for cleanup in _CLEANUPS:
+        try:
+            cleanup()
+        except Exception:  # noqa: BLE001 - a leftover must not turn a finished run into a failed one
+            pass
+
+
 def exit_now(code: object = 0) -> None:
-    """Exit like sys.exit(code) would, without the interpreter's teardown (atexit handlers do not run)."""
+    """Exit like sys.exit(code) would, without the interpreter's teardown (atexit handlers do not run; those
+    registered with on_exit do)."""
+    _clean_up()
     if code is None:
         code = 0
     elif not isinstance(code, int):

@@ -39,6 +39,7 @@ from torch import nn
 import torch.nn.functional as F
 
 # %% role="hidden-setup"
+import contextlib
 import math
 
 import pytest
@@ -298,12 +299,14 @@ def test_attention_leaves_inputs_alone(student):
     Q, K, V = inputs(6, (2, 4, 3), (2, 4, 3), (2, 4, 2))
     mask = torch.ones(4, 4).tril()
     reply = student.run("attention", Q, K, V, mask, check_inputs=True)
-    output, _ = pair(reply.output, "attention")  # "unchanged" is the child's own report: pay it with a value
-    expect.within(output, tol.attention(Q, K, V, mask.bool())[0], "attention output with a 0/1 float mask")
-    if any(reply.inputs_changed):
+    if any(reply.inputs_changed):  # a report of a change only costs the student: believed at once
         changed = [n for n, c in zip(["Q", "K", "V", "mask"], reply.inputs_changed) if c]
         raise StudentFault(f"attention modified {', '.join(changed)} in place; its inputs must be left "
                            "unchanged.")
+    # "unchanged" is the child's own report: paid only with a right value, and the message says which failed
+    with expect.paid_with_result("Q, K, V and the mask were left unchanged", "the checks of attention's values"):
+        output, _ = pair(reply.output, "attention")
+        expect.within(output, tol.attention(Q, K, V, mask.bool())[0], "attention output with a 0/1 float mask")
 
 # %% [markdown] exercise="SingleHeadAttention"
 # ## 2. A single-head attention layer
@@ -403,27 +406,33 @@ def reference_layer(params, x_q, x_kv, allowed=None):
     return tol.attention(Q, K, V, allowed, dQ=dQ, dK=dK, dV=dV)
 
 
-def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(), layouts=None, no_grad=False):
+def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(), layouts=None, no_grad=False,
+                before_values=None, paid_with=None):
     """Build one layer, call it on every (x_q, x_kv, mask, allowed) of `calls` in a row, compare each answer.
     `repeats` lists the indices of calls with identical inputs: their answers must be identical first. `what`
-    names the calls (a list: one name per call); `no_grad` makes them under torch.no_grad(), as at inference."""
+    names the calls (a list: one name per call); `no_grad` makes them under torch.no_grad(), as at inference;
+    `before_values(reply)` judges the reply before its values are compared; `paid_with` (held, judged by): the
+    values pay for a property the reply reports (expect.paid_with_result)."""
     (x_q, x_kv, mask, allowed), *rest = calls
     first = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
     more = [(((a, b) if m is None else (a, b, m)), {}) for a, b, m, _ in rest]
     reply = student.run("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more,
                         layouts=layouts, no_grad=no_grad)
-    if repeats:
-        expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) in "
-                              "eval() mode")
-    names = what if isinstance(what, list) else [what] * len(calls)
-    for index, ((a, b, m, ok), got) in enumerate(zip(calls, reply.outputs)):
-        try:
-            check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{names[index]} (call {index + 1} "
-                                  f"of {len(calls)} on the same layer)", hint)
-        except StudentFault as fault:
-            if fault.attempted and attention_explains(student, params, (a, b, m, ok), got):
-                raise attention_charged(fault) from None
-            raise
+    if before_values is not None:
+        before_values(reply)
+    with expect.paid_with_result(*paid_with) if paid_with else contextlib.nullcontext():
+        if repeats:
+            expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) in "
+                                  "eval() mode")
+        names = what if isinstance(what, list) else [what] * len(calls)
+        for index, ((a, b, m, ok), got) in enumerate(zip(calls, reply.outputs)):
+            try:
+                check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{names[index]} (call {index + 1} "
+                                      f"of {len(calls)} on the same layer)", hint)
+            except StudentFault as fault:
+                if fault.attempted and attention_explains(student, params, (a, b, m, ok), got):
+                    raise attention_charged(fault) from None
+                raise
     return reply
 
 
@@ -487,13 +496,18 @@ def test_layer_parameters(student):
     """SingleHeadAttention(d_model, d_k) holds W_Q, W_K, W_V of shape (d_k, d_model) and no biases"""
     x_q, x_kv = inputs(7, (2, 3, 24), (2, 5, 24))
     params = module_weights(7, 24, 6)
-    reply = check_layer(student, params, 24, 6, [(x_q, x_kv, None, None)], "SingleHeadAttention(24, 6)")
-    # The parameter list is the child's own report (read after a first forward pass, so lazy layers count);
-    # it is paid only together with the values it explains, checked above.
     expected = {f"{n}.weight": [6, 24] for n in ("W_Q", "W_K", "W_V")}
-    if reply.param_names != expected:
-        raise StudentFault(f"SingleHeadAttention(24, 6) has parameters {reply.param_names}; expected {expected}: "
-                           "W_Q, W_K and W_V of shape (d_k, d_model), and no biases.")
+
+    def parameters(reply):  # a wrong list only costs the student: judged before the values
+        if reply.param_names != expected:
+            raise StudentFault(f"SingleHeadAttention(24, 6) has parameters {reply.param_names}; expected {expected}: "
+                               "W_Q, W_K and W_V of shape (d_k, d_model), and no biases.")
+
+    # The parameter list is the child's own report (read after a first forward pass, so lazy layers count);
+    # it is paid only together with the values it explains, and the message says which failed.
+    check_layer(student, params, 24, 6, [(x_q, x_kv, None, None)], "SingleHeadAttention(24, 6)",
+                before_values=parameters, paid_with=("W_Q, W_K and W_V have shape (d_k, d_model) and there are no "
+                                                     "biases", "the self- and cross-attention checks of the layer"))
 
 
 @pytest.mark.question("SingleHeadAttention")

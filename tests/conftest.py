@@ -41,6 +41,7 @@ HEAVY = [
     "tests/test_notebooks.py",
     "tests/test_submissions.py",
     "demo-class",
+    "tests/test_platform_outputs.py",
     "tests/test_isolation.py",
 ]
 

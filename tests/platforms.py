@@ -84,17 +84,74 @@ def gradescope_export(target: Path, source: Path = paths.DEMO_CLASS_DIR, ruby_ke
     return target
 
 
-def nbgrader_course(target: Path, source: Path = paths.DEMO_CLASS_DIR, assignment: str = "attention") -> Path:
-    """A course root: submitted/<student>/<assignment>/... with timestamp.txt, beside nbgrader's own parts."""
+# Which lesson's quiz goes with which assignment: in a course with one nbgrader assignment per notebook, a
+# student hands each quiz in beside its notebook.
+QUIZ_BESIDE = {"attention_scores": "quiz_attention_score.yaml", "single_head_attention": "quiz_attention.yaml"}
+
+
+def nbgrader_database(path: Path, students: list[str], due: dict[str, str] | None = None,
+                      extensions: set[tuple[str, str]] = frozenset()) -> Path:
+    """gradebook.db as nbgrader's SQLAlchemy models lay it out (nbgrader/api.py): here only the tables and
+    columns the kit reads, `student` (id, first_name, last_name, email, lms_user_id), `assignment` (id,
+    name, duedate: naive UTC) and `submitted_assignment` (an extension per (student, assignment))."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE student (id VARCHAR(128) PRIMARY KEY, first_name VARCHAR(128), "
+                   "last_name VARCHAR(128), email VARCHAR(128), lms_user_id VARCHAR(128))")
+        db.execute("CREATE TABLE assignment (id VARCHAR(32) PRIMARY KEY, name VARCHAR(128), duedate DATETIME, "
+                   "course_id VARCHAR(128))")
+        db.execute("CREATE TABLE submitted_assignment (id VARCHAR(32) PRIMARY KEY, assignment_id VARCHAR(32), "
+                   "student_id VARCHAR(128), timestamp DATETIME, extension DATETIME)")
+        for student in students:
+            sortable, user, _, email = PEOPLE[student]
+            last, first = (part.strip() for part in sortable.split(",", 1))
+            db.execute("INSERT INTO student VALUES (?, ?, ?, ?, ?)", (student, first, last, email, str(user)))
+        for index, (name, when) in enumerate((due or {}).items()):
+            db.execute("INSERT INTO assignment VALUES (?, ?, ?, ?)", (f"a{index}", name, when, "default_course"))
+        ids = {name: f"a{index}" for index, name in enumerate(due or {})}
+        for index, (student, name) in enumerate(sorted(extensions)):
+            db.execute("INSERT INTO submitted_assignment VALUES (?, ?, ?, NULL, ?)",
+                       (f"s{index}", ids[name], student, "1970-01-02 00:00:00.000000"))
+    return path
+
+
+def nbgrader_course(target: Path, source: Path = paths.DEMO_CLASS_DIR, assignment: str = "attention",
+                    per_assignment: dict[str, str] | None = None, database: bool = False,
+                    due: dict[str, str] | None = None, extensions: set[tuple[str, str]] = frozenset()) -> Path:
+    """A course root: submitted/<student>/<assignment>/... with timestamp.txt, beside nbgrader's own parts.
+    `per_assignment` ({kit assignment: nbgrader assignment id}): one nbgrader assignment per notebook
+    instead, each folder holding its notebook (or .py) and the quiz file of its lesson (QUIZ_BESIDE).
+    `database`: a gradebook.db that knows the students, with `due` dates ({assignment id: "YYYY-MM-DD
+    HH:MM:SS"}, UTC) and `extensions` (else a file that is no database). The n-th student's timestamps say
+    2026-11-30 10:0n UTC."""
+    ids = list((per_assignment or {assignment: assignment}).values())
     for part in ("source", "release", "autograded", "feedback"):
-        (target / part / assignment).mkdir(parents=True)
-    (target / "source" / assignment / "attention_scores.ipynb").write_text("{}", encoding="utf-8")
-    (target / "gradebook.db").write_bytes(b"SQLite format 3\x00")
+        for name in ids:
+            (target / part / name).mkdir(parents=True)
+    (target / "source" / ids[0] / "attention_scores.ipynb").write_text("{}", encoding="utf-8")
+    if database:
+        target.mkdir(parents=True, exist_ok=True)
+        nbgrader_database(target / "gradebook.db", sorted(p.name for p in source.iterdir() if p.is_dir()), due,
+                          extensions)
+    else:
+        (target / "gradebook.db").write_bytes(b"SQLite format 3\x00")
     (target / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
-    for folder in sorted(p for p in source.iterdir() if p.is_dir()):
-        inner = target / "submitted" / folder.name / assignment
-        shutil.copytree(folder, inner)
-        (inner / "timestamp.txt").write_text("2026-11-30 10:00:00.000000 UTC", encoding="utf-8")
+    for index, folder in enumerate(sorted(p for p in source.iterdir() if p.is_dir())):
+        stamp = f"2026-11-30 10:0{index % 10}:00.000000 UTC"
+        if per_assignment is None:
+            inner = target / "submitted" / folder.name / assignment
+            shutil.copytree(folder, inner)
+            (inner / "timestamp.txt").write_text(stamp, encoding="utf-8")
+            continue
+        for kit, name in per_assignment.items():
+            inner = target / "submitted" / folder.name / name
+            inner.mkdir(parents=True)
+            for file in folder.iterdir():
+                if file.stem == kit or file.name == QUIZ_BESIDE[kit]:
+                    shutil.copyfile(file, inner / file.name)
+            (inner / "timestamp.txt").write_text(stamp, encoding="utf-8")
     return target
 
 

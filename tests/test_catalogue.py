@@ -259,3 +259,29 @@ def test_feedback_names_the_mistake_made_and_no_other(graded):
     wrong = {name: named(graded, name) - labelled(name) for name in ENTRIES if named(graded, name) - labelled(name)}
     assert not wrong, f"feedback names mistakes the code does not make: {wrong}"
     assert share >= 0.9, f"the right mistake is named for only {share:.0%} of single-mistake entries:\n{text}"
+
+
+# A check that pays a property only the student's process can report (inputs left unchanged, the layer's
+# parameters) only together with a right result: the property's own mistake ids, and what its failure says.
+PAID_WITH_RESULT = {"test_attention_leaves_inputs_alone": ({"inputs-modified"}, "modified"),
+                    "test_layer_parameters": ({"projection-bias"}, "has parameters")}
+HELD = "but this check pays only together with a right result, and the result is wrong"
+
+
+def test_a_check_failed_for_another_property_says_which(graded):
+    """An entry that keeps its inputs (or has the right parameters) and fails such a check because its result
+    is wrong is told that the property held and the result is what failed, never that the property failed."""
+    said_held = 0
+    for name, entry in WRONG.items():
+        ids = {entry.MISTAKE_ID} if isinstance(entry.MISTAKE_ID, str) else set(entry.MISTAKE_ID)
+        for test in own_tests(graded["results"][name], entry.ASSIGNMENT):
+            function = test.test_id.split("::", 1)[1]
+            if function not in PAID_WITH_RESULT or test.status != "failed":
+                continue
+            own_ids, own_words = PAID_WITH_RESULT[function]
+            if ids & own_ids:
+                assert own_words in test.output and HELD not in test.output, (name, test.output)
+            else:
+                assert own_words not in test.output.split(HELD)[0], (name, test.output)
+                said_held += HELD in test.output
+    assert said_held >= 3, "too few entries fail these checks through their result: the test proves little"

@@ -34,6 +34,7 @@ from autograder.reporting.escape import (file_stems, html_text, markdown_block, 
 from autograder.reporting.feedback import feedback_markdown
 from autograder.reporting.gradebook import gradebook_csv
 from autograder.reporting.gradescope import results_json
+from autograder.reporting.names import is_test_student
 from autograder.reporting.roster import RosterEntry, RosterJoin, match_report_csv
 from autograder.reporting.attention import needs_attention
 from autograder.reporting.summary import closing_summary, full_table
@@ -243,8 +244,12 @@ def test_csv_cells_never_run_as_formulas(made, names):
     honest = read_csv(gradebook_csv([ada, replace(hostile, student_id="bob")], identities))
     assert honest[1] == gradebook[1]  # the classmate's row does not change
     canvas = read_csv(canvas_csv([ada, hostile]))
-    assert len(canvas) == 4 and as_text(canvas[3][3], sid)
+    assert len(canvas) == 4 and as_text(canvas[3][0], sid) and canvas[3][3] == ""  # a folder name: never a login
     assert_no_formula(canvas)
+    with_ids = read_csv(canvas_csv([ada, hostile], identities=identities))
+    if not is_test_student(names[0]):  # Canvas's Test Student is left out
+        assert len(with_ids) == 4 and as_text(with_ids[3][1], names[3]) and as_text(with_ids[3][2], names[2])
+    assert_no_formula(with_ids)
     entry = RosterEntry(names[4], "1234", names[0], names[1], names[2], names[3])
     roster = RosterJoin(matched={sid: (entry, "name"), "ada": (RosterEntry("Ada", "1", "a1", "ada"), "name")},
                         without_submission=[RosterEntry(names[3], "99", sis_login_id=names[2])])

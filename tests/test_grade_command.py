@@ -112,7 +112,7 @@ def test_the_closing_summary_of_300_students_fits_a_screen():
     lines = text.splitlines()
     assert len(lines) <= 40, text
     affected = {r.student_id for r in results if r.problems or any(q.problem for q in r.quizzes)}
-    assert f"Needs your attention: {len(affected)} student(s); 43 not graded, 28 quiz answers not read" in text
+    assert f"Needs your attention: {len(affected)} student(s); 71 not handed in" in text
     assert f"... and {len(affected) - 10} more student(s): every one in OUT/summary.txt" in text
     assert "Score distribution" in text and "Not a student's submission, so not graded: 1 entry" in text
     table = full_table(results, [])
@@ -152,3 +152,9 @@ def test_the_gradebook_carries_what_the_platform_knows():
     joined = join_roster(["student000", "student002"], entries, identities)
     assert joined.matched["student000"][0].name == "Lovelace, Ada" and joined.matched["student000"][1] == "Canvas ID"
     assert joined.unmatched == ["student002"]
+
+
+@pytest.mark.parametrize("due, why", [("2026-11-22T10:00", "needs a time zone"), ("friday", "is not a date")])
+def test_a_deadline_without_a_time_zone_is_refused(classdir, tmp_path, due, why):
+    refused(run_grade(classdir, "--out", tmp_path / "out", "--due", due), why)
+    assert not (tmp_path / "out").exists()

@@ -19,6 +19,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from autograder import paths
 from autograder.gradescope.build import build_zip
@@ -140,6 +141,9 @@ def test_a_student_sees_no_quiz_key_before_the_due_date(autograder_root):
 def test_untouched_handout_scores_zero(autograder_root):
     data, _ = run_autograder(autograder_root, {f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS})
     assert sum(t["score"] for t in code_tests(data)) == 0
+    shown = shown_text(data["output"])  # as Gradescope renders it (Markdown)
+    assert shown.count("You handed in the blank handout of attention_scores and single_head_attention") == 1
+    assert "Fill in each raise NotImplementedError(...) line" in shown  # the code span renders as code
 
 
 def test_copying_the_reference_from_disk_scores_zero(autograder_root):
@@ -152,3 +156,83 @@ def test_copying_the_reference_from_disk_scores_zero(autograder_root):
     assert adversarial.LEAK not in said
     assert "searched; found: []" in said
     assert sum(t["score"] for t in code_tests(data)) == 0
+
+
+def test_review_decisions_reach_gradescope_in_a_regrade(autograder_root, tmp_path):
+    """The round trip: Gradescope grades (free-text quiz answers pending, said so to the student) -> the
+    instructor exports the submissions (a group among them), grades the export with `attnkit grade`, scores
+    the pending answers in review.yaml -> `attnkit gradescope --review OUT` bundles the decisions into the zip
+    -> Gradescope unpacks it and regrades every submission: the reviewed points are in the scores, and each
+    student reads what changed."""
+    from tests.platforms import gradescope_export
+
+    answers = {"ada": "how strongly query i likes key j", "alan": "the affinity of q_i for k_j"}
+    handed_in = {student: {**{f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS},
+                           "quiz_attention_score.yaml": f"sc-01: |-\n  {text}\n"} for student, text in answers.items()}
+    regraded = "ada"  # Gradescope runs each submission alike: one is enough to show the round trip
+    before = {regraded: run_autograder(autograder_root, handed_in[regraded])[0]}
+    for data in before.values():  # read as Gradescope renders it (Markdown)
+        assert "2 quiz points wait for your instructor's review" in shown_text(data["output"])
+        assert "does not count them yet" in shown_text(data["output"])
+        quiz = next(t for t in data["tests"] if t["name"] == "quiz attention_score")
+        assert "2 of these points wait for your instructor's review" in shown_text(quiz["output"])
+
+    # The instructor's side: Gradescope's "Export Submissions" (ada submitted with a partner), graded and reviewed.
+    for student, files in handed_in.items():
+        for name, text in files.items():
+            (tmp_path / "class" / student / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / "class" / student / name).write_text(text, encoding="utf-8")
+    export = gradescope_export(tmp_path / "export", tmp_path / "class", groups={"ada": ["barbara lee"]})
+    out = tmp_path / "out"
+    attnkit = [sys.executable, "-m", "autograder.cli"]
+    graded = subprocess.run([*attnkit, "grade", str(export), "--out", str(out), "--workers", "1"], cwd=paths.ROOT,
+                            capture_output=True, text=True, timeout=900)
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    assert subprocess.run([*attnkit, "review", "--file", str(out)], cwd=paths.ROOT, capture_output=True,
+                          timeout=300).returncode == 0
+    review = out / "review.yaml"
+    document = yaml.safe_load(review.read_text(encoding="utf-8"))
+    groups = document["attention_score"]["sc-01"]["groups"]
+    assert sorted(len(g["students"]) for g in groups) == [1, 2]  # ada and her partner share one answer
+    decided = {}
+    for group in groups:
+        group["score"] = 1.5 if "likes" in group["answers"][0] else 0.5
+        decided[group["answers"][0]] = group["score"]
+    review.write_text(yaml.safe_dump(document), encoding="utf-8")
+
+    # `make gradescope OUT=...`: the same zip plus the decisions.
+    plain, bundled = build_zip(tmp_path / "plain.zip"), tmp_path / "bundled.zip"
+    built = subprocess.run([*attnkit, "gradescope", "--out", str(bundled), "--review", str(out)], cwd=paths.ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    assert "with 2 review decision(s)" in " ".join(built.stderr.split()) and "Regrade all submissions" in built.stderr
+    with zipfile.ZipFile(plain) as a, zipfile.ZipFile(bundled) as b:
+        assert set(b.namelist()) - set(a.namelist()) == {"review.yaml"}
+        assert all(a.read(n) == b.read(n) for n in a.namelist())
+        b.extract("review.yaml", autograder_root / "source")  # Gradescope unpacks the new zip into source/
+    try:
+        after = {regraded: run_autograder(autograder_root, handed_in[regraded])[0]}
+    finally:
+        (autograder_root / "source" / "review.yaml").unlink()
+    for student, data in after.items():
+        gained = decided[answers[student]]
+        assert data["score"] == pytest.approx(before[student]["score"] + gained)
+        shown = shown_text(data["output"])
+        assert "wait for your instructor's review" not in shown
+        assert "Quiz attention_score: your instructor has scored 1 answer the grader left to a person; " \
+               "those points are now in your score." in shown
+        quiz = next(t for t in data["tests"] if t["name"] == "quiz attention_score")
+        assert f"sc-01: {gained:g}/2" in shown_text(quiz["output"])
+        assert "(graded by your instructor)" in shown_text(quiz["output"])
+        visible = "\n".join(t["output"] for t in data["tests"] if t["visibility"] == "visible") + data["output"]
+        assert f"{gained:g}/2" not in visible  # the reviewed score itself is released with the keys
+
+
+def test_a_review_file_grading_would_read_only_in_part_is_not_bundled(tmp_path):
+    (tmp_path / ".state").mkdir()
+    (tmp_path / "review.yaml").write_text("attention_score:\n  sc-01:\n    groups:\n    - score: 9\n"
+                                          "      answers: [x]\n", encoding="utf-8")
+    built = subprocess.run([sys.executable, "-m", "autograder.cli", "gradescope", "--out", str(tmp_path / "z.zip"),
+                            "--review", str(tmp_path)], cwd=paths.ROOT, capture_output=True, text=True, timeout=300)
+    assert built.returncode == 2 and not (tmp_path / "z.zip").exists()
+    assert "score 9 is not a number from 0 to 2" in built.stderr

@@ -409,3 +409,36 @@ def test_canvas_names_are_read_back(name, late, user, attachment, file, version)
     upload = parse(Path(f"{name}{'_late' if late else ''}_{user}_{attachment}_{uploaded}"))
     assert (upload.name, upload.late, upload.user, upload.attachment, upload.file, upload.version) == \
         (name, late, str(user), number(str(attachment)), file, number(str(version)))
+
+
+def test_gradescope_submission_times_in_both_forms(tmp_path):
+    """Ruby writes `:created_at: 2026-11-20 10:00:00.000000000 -08:00` (a YAML timestamp); a quoted ISO string
+    is read as written."""
+    from autograder.grading.importers.gradescope import read_metadata
+
+    metadata = tmp_path / "submission_metadata.yml"
+    metadata.write_text("submission_1:\n  :submitters:\n  - :name: Ada Lovelace\n"
+                        "  :created_at: 2026-11-20 10:00:00.000000000 -08:00\n"
+                        "submission_2:\n  :submitters:\n  - :name: Alan Turing\n"
+                        "  :created_at: '2026-11-21T09:30:00.000000+01:00'\n", encoding="utf-8")
+    people = read_metadata(metadata)
+    assert people["submission_1"][0].submitted_at == "2026-11-20T10:00:00-08:00"
+    assert people["submission_2"][0].submitted_at == "2026-11-21T09:30:00.000000+01:00"
+    assert people["submission_1"][0].late is None  # the export has no due date: never guessed
+
+
+def test_a_deadline_fills_in_lateness_only_where_the_platform_did_not_say(tmp_path):
+    from autograder.grading.importers.arrival import apply_due, parse_due
+
+    export = platforms.gradescope_export(tmp_path / "export")  # created_at 2026-11-20 ... 2026-11-25, 10:00 -08:00
+    found = read(export, tmp_path)
+    line = apply_due(found, parse_due("2026-11-22T10:00-08:00"))
+    assert line == "--due 2026-11-22T18:00:00+00:00: 3 of 6 submitted after it"
+    late = {who.name for who in found.identities.values() if who.late}
+    assert late == {platforms.display_name(platforms.PEOPLE[p][0]) for p in ("grace", "linus", "margaret")}
+    canvas = read(platforms.canvas_download(tmp_path / "canvas", late={"linus"}), tmp_path / "c")
+    assert apply_due(canvas, parse_due("2000-01-01T00:00Z")).startswith("--due: no submission time")
+    assert [who.late for who in canvas.identities.values()].count(True) == 1  # Canvas's own mark is kept
+    for bad, why in (("2026-11-22T10:00", "needs a time zone"), ("next friday", "is not a date and time")):
+        with pytest.raises(ValueError, match=why):
+            parse_due(bad)

@@ -10,11 +10,12 @@ import html
 import io
 import math
 import re
+from dataclasses import replace
 from itertools import combinations
 
 import pytest
 
-from autograder.results import GRADER_ERROR, PASSED, Diagnosis, StudentResult, load
+from autograder.results import GRADER_ERROR, PASSED, Diagnosis, QuizResult, StudentResult, load
 from autograder.results import TestResult as CheckResult  # aliased so pytest does not collect it
 from autograder.reporting import plots
 from autograder.reporting.canvas import STUDENT_COLUMNS, canvas_csv
@@ -155,16 +156,16 @@ def test_demo_canvas_csv_matches_the_gradebook(demo):
     assert points[:5] == ["Points Possible", "", "", "", ""]
     with open(out / "gradebook.csv", newline="", encoding="utf-8") as handle:
         gradebook = {row["student_id"]: row for row in csv.DictReader(handle)}
-    assert sorted(row[3] for row in students) == sorted(gradebook) == sorted(r.student_id for r in results)
+    assert sorted(row[0] for row in students) == sorted(gradebook) == sorted(r.student_id for r in results)
     assert any("" in row[7:9] for row in students)  # the demo has quiz answers waiting for review
     for row in students:
-        assert row[0] == row[3] and row[1] == row[2] == row[4] == ""
-        assert sum(float(cell) for cell in points[5:]) == pytest.approx(float(gradebook[row[3]]["max_score"]))
+        assert row[1] == row[2] == row[3] == row[4] == ""  # plain folders: no id, and a folder name is no login
+        assert sum(float(cell) for cell in points[5:]) == pytest.approx(float(gradebook[row[0]]["max_score"]))
         for cell, quiz_id in ((row[7], "attention"), (row[8], "attention_score")):
             # a quiz with answers waiting for review is not final: Canvas gets no cell for it yet
-            assert cell == gradebook[row[3]][f"quiz:{quiz_id}"] or (cell == "" and float(gradebook[row[3]]["pending"]) > 0)
+            assert cell == gradebook[row[0]][f"quiz:{quiz_id}"] or (cell == "" and float(gradebook[row[0]]["pending"]) > 0)
         if "" not in row[5:]:
-            assert sum(float(cell) for cell in row[5:]) == pytest.approx(float(gradebook[row[3]]["score"]))
+            assert sum(float(cell) for cell in row[5:]) == pytest.approx(float(gradebook[row[0]]["score"]))
 
 
 @pytest.mark.slow
@@ -175,7 +176,8 @@ def test_demo_summary_is_printed(demo):
     assert "[mask-after-softmax]" in " ".join(run.stderr.split())
     # every failure of the demo is diagnosed or in a part where a check found a mistake
     assert "Failed for no diagnosed reason:" not in run.stderr and "misconceptions (tags" not in run.stderr
-    assert "Ungradable submissions: 1 student(s)" in run.stderr
+    # margaret handed in no single_head_attention file: not handed in, not "could not be graded"
+    assert "Could not be graded: 0 student(s)" in run.stderr and "Not handed in: 1 student(s)" in run.stderr
     assert "Grader problems (not the students' fault): 0 check(s)" in run.stderr
     assert str(out / "report.html") in run.stderr.replace("\n", "")
 
@@ -263,7 +265,7 @@ def test_grader_problems_are_kept_apart_and_weak_sandbox_is_loud():
     assert "NOT sandboxed" in report and "rlimits: ann" in report
     summary = plain_summary(results)
     assert "Grader problems (not the students' fault): 1 check(s)" in summary and "rlimits" in summary
-    rows = {row[3]: row for row in parse_csv(canvas_csv(results))[2:]}
+    rows = {row[0]: row for row in parse_csv(canvas_csv(results))[2:]}
     assert rows["ann"][5] == "" and rows["ben"][5] == "3"  # a grader's 0 is never uploaded
 
 
@@ -293,8 +295,8 @@ def test_hostile_ids_round_trip_through_canvas_csv():
     text = canvas_csv(results).encode("utf-8").decode("utf-8")
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
     assert rows[0]["Student"] == "Points Possible"
+    assert [row["SIS Login ID"] for row in rows[1:]] == [""] * len(HOSTILE)  # a folder name is never a login
     shown = [i.replace("\n", "\\n") for i in HOSTILE]  # a line break is shown, never a second line of the file
-    assert [row["SIS Login ID"] for row in rows[1:]] == shown
     assert [row["Student"] for row in rows[1:]] == shown[:-1] + [""]  # else Canvas takes it for the points row
     assert len(text.splitlines()) == len(rows) + 1
 
@@ -309,7 +311,7 @@ def test_canvas_header_and_points_possible_row():
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                        "attention_scores code", "single_head_attention code", "quiz attention"]
     assert rows[1] == ["Points Possible", "", "", "", "", "3", "4", "3"]
-    assert rows[2] == ["ann", "", "", "ann", "", "1", "4", "1.5"]
+    assert rows[2] == ["ann", "", "", "", "", "1", "4", "1.5"]  # a folder name is a name, never a login
     assert not any(word in column for column in rows[0][5:] for word in CANVAS_RESERVED)
     with_ids = parse_csv(canvas_csv(results, canvas_ids={"quiz attention": 4521}))
     assert with_ids[0][-1] == "quiz attention (4521)"  # Canvas matches "Title (id)" to an existing assignment
@@ -353,6 +355,25 @@ def test_item_analysis_by_hand():
     assert table_row(report, "<code>q-03</code>").count("low discrimination") == 1
     assert '<td class="num">0.58</td>' in table_row(report, "<code>q-02</code>")
     assert "item-stats-hidden" not in report and len(images(report)) == 2  # histogram and items (no code tests)
+
+
+def test_answers_pending_review_count_as_takers_and_stay_out_of_the_statistics():
+    """Five hand in readable answers, three of them wait for review on q-02: five takers, two scored."""
+    def waiting(scores: list[float]) -> QuizResult:
+        graded = quiz(scores)
+        items = tuple(replace(i, score=0.0, pending=True) if i.question_id == "q-02" else i for i in graded.items)
+        return replace(graded, items=items, score=graded.score - scores[1], pending=1.0)
+    results = [student(f"s{k}", quizzes=[quiz(scores)]) for k, scores in enumerate(HAND_QUIZ[:2])]
+    results += [student(f"p{k}", quizzes=[waiting(scores)]) for k, scores in enumerate(HAND_QUIZ[1:])]
+    stats = {i.question_id: i for i in item_analysis(results)}
+    assert [(s.takers, s.pending, s.scored) for s in stats.values()] == [(5, 0, 5), (5, 3, 2), (5, 0, 5), (5, 0, 5)]
+    assert stats["q-02"].difficulty == 1.0  # the two scored answers, both right: not diluted by pending zeros
+    assert stats["q-01"].difficulty == pytest.approx(4 / 5)
+    document = parse_html(class_report_html(results))
+    assert table_rows(document, "item-counts-q")[1] == ["q-02", "1", "2 of 5 (3 pending review)"]
+    assert document.find("div", id="review-banner") is not None
+    assert "Review unfinished: 3 quiz point(s) of 3 student(s)" in document.find("div", id="review-banner").text()
+    assert "review-banner" not in class_report_html(results[:2])  # nothing waits: no banner
 
 
 def test_class_of_four_shows_no_item_statistics_and_says_why():
@@ -472,7 +493,7 @@ def test_report_heatmap_shows_every_cell_state_with_a_legend():
     assert {span.attrs["class"] for span in legend.iter("span", class_="swatch")} >= {
         "swatch not-attempted", "swatch unreadable", "swatch grader-problem"}
     footer = [td.text() for td in document.find("table", id="heatmap").find("tfoot").iter("td")]
-    assert footer[0] == "86%"  # dot_scores over the seven students scored on it (gus's file was unreadable)
+    assert footer[0] == "75%"  # dot_scores over all eight students: gus (an unreadable file) counts 0 (6 of 8)
 
 
 # ---------- (j) chart labels never overlap ----------

@@ -28,7 +28,8 @@ import pytest
 
 from autograder import paths
 from autograder.results import GRADER_ERROR, PASSED, StudentResult
-from autograder.grading.submissions import MAX_PY_BYTES, result_stem, strip_magics
+from autograder.grading.submissions import MAX_PY_BYTES, not_handed_in, result_stem, strip_magics
+from autograder.reporting.blank import blank_assignments, quiz_not_handed_in
 from autograder.reporting.gradebook import gradebook_csv
 from autograder.reporting.outputs import write_outputs
 from autograder.grading.names import RENAMED
@@ -303,14 +304,21 @@ def test_zips_are_read_beside_and_inside_student_folders(graded):
 
 NOT_GRADED = ["missing file", "empty", "huge file", "binary junk", "malformed notebook", "json not a notebook",
               "symlink out", "broken link", "folder not file", "linked folder", CLASH, "zip bomb", "stray",
-              "nested too deeply", "two sub-folders"]
+              "nested too deeply"]
+
+
+def handout_as_given(result: StudentResult) -> bool:
+    """Code handed in as given out and no quiz answer file: one "blank handout" entry says all of it."""
+    return bool(blank_assignments(result)) and all(quiz_not_handed_in(q) for q in result.quizzes)
 
 
 def reasons(result: StudentResult) -> list[str]:
     """Everything about one student that the instructor must be told: not graded, or graded differently."""
+    quizzes = [] if handout_as_given(result) else [f"quiz {q.quiz_id}: {q.problem}" for q in result.quizzes
+                                                      if q.problem]
+    blank = ["handed in as given out (nothing implemented)"] if blank_assignments(result) else []
     return [*result.problems, *(n[len(RENAMED):] for n in result.notes if n.startswith(RENAMED)),
-            *(n[len(SPLIT):] for n in result.notes if n.startswith(SPLIT)),
-            *(f"quiz {q.quiz_id}: {q.problem}" for q in result.quizzes if q.problem)]
+            *(n[len(SPLIT):] for n in result.notes if n.startswith(SPLIT)), *quizzes, *blank]
 
 
 def test_nothing_is_scored_in_silence(graded):
@@ -322,8 +330,10 @@ def test_nothing_is_scored_in_silence(graded):
     assert set(NOT_GRADED) | {"renamed", "syntax error"} <= affected
     terminal = closing_summary(everyone, [], "summary.txt")
     assert f"Needs your attention: {len(affected)} student(s); " in terminal
-    count = sum(1 for r in everyone for _ in r.problems)
-    assert f"{count} not graded" in terminal and "1 syntax error" in terminal
+    unread = sum(1 for r in everyone for p in r.problems if not not_handed_in(p))
+    missing = sum(1 for r in everyone for p in r.problems if not_handed_in(p)) + sum(
+        1 for r in everyone if not handout_as_given(r) for q in r.quizzes if quiz_not_handed_in(q))
+    assert f"{unread} not graded, {missing} not handed in" in terminal and "1 syntax error" in terminal
     table = (root / "out" / "summary.txt").read_text(encoding="utf-8")
     report = (root / "out" / "report.html").read_text(encoding="utf-8")
     section = report.split('id="problems"', 1)[1].split('id="grader-problems"', 1)[0]
@@ -384,19 +394,21 @@ def comparable_tests(result: StudentResult) -> list[tuple]:
     return [(t.test_id, t.score, t.status, t.output) for t in result.tests]
 
 
-@pytest.mark.parametrize("sid", ["handout folder", "zip top folder"])
+@pytest.mark.parametrize("sid", ["handout folder", "zip top folder", "two sub-folders"])
 def test_files_one_folder_down_are_graded_like_a_flat_folder(graded, sid):
+    """Also one folder per assignment under any name (nbgrader's `<student>/<assignment id>/`)."""
     results = graded[1]
     result, flat = results[sid], results["flat twin"]
     assert comparable_tests(result) == comparable_tests(flat)
     assert result.score == flat.score and not result.problems
     note = next(n for n in result.notes if n.startswith("Files found below the top"))
-    where = "attention-kit/attention_scores/attention_scores.py" if sid == "handout folder" else \
-        "ada-submission/attention_scores.py"
-    assert where in note
+    where = {"handout folder": "attention-kit/attention_scores/attention_scores.py",
+             "zip top folder": "ada-submission/attention_scores.py",
+             "two sub-folders": "part0/attention_scores.py"}[sid]
+    assert where in note and "Not graded" not in " ".join(result.notes)
 
 
-@pytest.mark.parametrize("sid", ["two sub-folders", "linked sub-folder"])
+@pytest.mark.parametrize("sid", ["linked sub-folder"])
 def test_only_a_single_real_sub_folder_counts(graded, sid):
     result = graded[1][sid]
     assert result.score == 0

@@ -16,7 +16,7 @@ from .. import paths
 FILES = Path(__file__).resolve().parent / "files"
 FIXED_TIME = (2024, 1, 1, 0, 0, 0)
 EXECUTABLE = ("setup.sh", "run_autograder")
-TESTS_ONLY = "# tests only"  # a requirement marked so is the kit's own tests' (a browser driver): not shipped
+TESTS_ONLY = "# tests only"  # a requirement so marked is left out (the test tooling has requirements-test.txt)
 
 
 def kit_files() -> dict[str, Path]:
@@ -40,11 +40,40 @@ def kit_files() -> dict[str, Path]:
     return chosen
 
 
-def build_zip(target: Path) -> Path:
+class ReviewRefused(ValueError):
+    """The review decisions cannot be bundled as they are (one sentence why)."""
+
+
+def review_decisions(out_dir: Path) -> tuple[Path, int, int]:
+    """OUT/review.yaml checked for bundling: (its path, decided groups, groups still undecided). Refuses a file
+    the grading would read only in part, so that a regrade never applies fewer decisions than were made."""
+    from ..quiz import load_quizzes
+    from ..quiz.review import REVIEW_FILE, _groups, load_decisions
+
+    path = out_dir / REVIEW_FILE
+    if not path.is_file():
+        raise ReviewRefused(f"{out_dir} holds no {REVIEW_FILE}: grade into it, run `make review OUT={out_dir}`, "
+                            "then build again")
+    decisions = load_decisions(path, load_quizzes(paths.QUIZZES_DIR, formulas=False))
+    if decisions.warnings:
+        raise ReviewRefused(f"{decisions.warnings[0]}: fix {path} before bundling it")
+    import yaml
+
+    groups = [g for _, _, _, g in _groups(yaml.safe_load(path.read_text(encoding="utf-8")))]
+    decided = sum(1 for g in groups if g.get("score") not in (None, ""))
+    return path, decided, len(groups) - decided
+
+
+def build_zip(target: Path, review: Path | None = None) -> Path:
+    """The autograder zip; with `review` (an OUT/review.yaml), the decisions in it ride along as review.yaml at
+    the top, which run_autograder applies to every submission graded with this zip (a regrade)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_suffix(".tmp")
+    files = kit_files()
+    if review is not None:
+        files[paths.BUNDLED_REVIEW.name] = review
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, path in kit_files().items():
+        for name, path in files.items():
             info = zipfile.ZipInfo(name, FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = (0o755 if name in EXECUTABLE else 0o644) << 16

@@ -4,7 +4,9 @@ Gradescope puts the student's upload in /autograder/submission. Its regular file
 links, bounded in depth, count and size) are copied into a one-student class and graded by the same
 engine and sandbox as `make grade`, so files handed in one folder down are found the same way. The
 isolation in force is printed first: Gradescope shows run_autograder's output to instructors only.
-Set ATTNKIT_ALLOW_WEAK_ISOLATION=1 to grade where neither namespaces nor Landlock work.
+Set ATTNKIT_ALLOW_WEAK_ISOLATION=1 to grade where neither namespaces nor Landlock work. Review decisions
+bundled into the zip (review.yaml at its top, `make gradescope OUT=...`) are applied as `make grade` applies
+OUT/review.yaml: "Regrade all submissions" with that zip brings them into every score.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from ..paths import BUNDLED_REVIEW
+from ..quiz.review import REVIEW_FILE
 from ..reporting.escape import one_line, terminal
 from ..results import write_atomic
 from ..grading.runner import grade_class
@@ -62,9 +66,12 @@ def grade_submission(submission: Path, results_path: Path) -> dict:
         left_out = copy_submission(submission, folder)
         for line in left_out:
             print(f"not copied: {one_line(line)}")
+        out = Path(scratch) / "out"
+        if BUNDLED_REVIEW.is_file():  # decisions made on `make review`, bundled by `make gradescope OUT=...`
+            out.mkdir()
+            shutil.copyfile(BUNDLED_REVIEW, out / REVIEW_FILE)
         say = lambda text: print(terminal(text))  # noqa: E731 - Gradescope's log is read as plain text
-        (result,) = grade_class(folder.parent, Path(scratch) / "out", workers=1, allow_weak=allow_weak,
-                                announce=say, warn=say)
+        (result,) = grade_class(folder.parent, out, workers=1, allow_weak=allow_weak, announce=say, warn=say)
     data = results_json(result)
     write_atomic(results_path, json.dumps(data, indent=1, ensure_ascii=False))
     return data

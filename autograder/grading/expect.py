@@ -3,6 +3,8 @@ symptom exactly (diagnosis/symptoms.py: which rows, keys or entries, by how much
 diagnosis to say, and only when it is proven."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import torch
 
 from ..diagnosis import structural, symptoms
@@ -115,3 +117,18 @@ def grad_present(grad: object, what: str, hint: str = "") -> torch.Tensor:
         return grad
     fault.no_gradient = what
     raise fault
+
+
+@contextmanager
+def paid_with_result(held: str, judged_by: str):
+    """A property only the student's process can report (its inputs left unchanged, its parameters) earns its
+    points together with a right result, since a report alone could be forged. When the result is what fails,
+    the message says so: the property held, the result is what is wrong, and which checks judge the result (the
+    diagnosis, if any, names the mistake in it)."""
+    try:
+        yield
+    except StudentFault as fault:
+        if fault.attempted:
+            fault.args = (f"{held}, but this check pays only together with a right result, and the result is "
+                          f"wrong ({judged_by} judge it): {fault}",)
+        raise

@@ -39,12 +39,18 @@ def marker_arg(item: pytest.Item, name: str, default=None):
     return mark.args[0] if mark and mark.args else default
 
 
+def check_title(doc: str | None, fallback: str) -> str:
+    """What a check establishes: its docstring's first paragraph, whole (a title wrapped over two lines of the
+    source is one sentence, never its first line alone)."""
+    paragraph = (doc or "").strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split()) or fallback
+
+
 def test_identity(item: pytest.Item) -> dict:
-    doc = (item.function.__doc__ or "").strip().splitlines()
     mark = item.get_closest_marker("tags")
     return {
         "test_id": f"{marker_arg(item, 'assignment')}::{item.originalname}",
-        "name": doc[0] if doc else item.originalname,
+        "name": check_title(item.function.__doc__, item.originalname),
         "assignment": marker_arg(item, "assignment"),
         "question": marker_arg(item, "question", item.originalname),
         "max_score": float(marker_arg(item, "points", 1)),

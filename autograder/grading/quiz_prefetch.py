@@ -29,10 +29,10 @@ def judge_in_worker(submissions: list[Submission], class_cache: Path, shard_cach
     """Judge the new code answers of these students' quiz files with `server` (left open)."""
     from ..quiz.code_answers import CodeEvaluator
 
-    folders = [Path(s.quiz_folder) for s in submissions if s.quiz_folder]
+    folders = [(Path(s.quiz_folder), s.quiz_files) for s in submissions if s.quiz_folder]
     try:
         quizzes = load_class_quizzes()
-        sheets = {str(folder): {quiz.id: _read(quiz, folder) for quiz in quizzes} for folder in folders}
+        sheets = {str(folder): {quiz.id: _read(quiz, folder, found) for quiz in quizzes} for folder, found in folders}
         work = _code_answers(quizzes, sheets)
         if not work:
             return

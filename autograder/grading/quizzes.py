@@ -34,11 +34,15 @@ def load_class_quizzes(folder: Path = paths.QUIZZES_DIR) -> list[Quiz]:
 def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str = "auto",
                         quizzes: list[Quiz] | None = None,
                         warn=lambda text: None, allow_weak: bool = False,
-                        server=None) -> dict[str, tuple[QuizResult, ...]]:
+                        server=None,
+                        found: dict[str, dict[str, str]] | None = None) -> dict[str, tuple[QuizResult, ...]]:
     """Every student's quizzes: student id -> results, in quiz order. Writes the review queue. `server`: a
-    fork server already running (the code grading's), used instead of starting one; the caller closes it."""
+    fork server already running (the code grading's), used instead of starting one; the caller closes it.
+    `found`: student id -> {answer file name: path} for files found elsewhere than the student's folder
+    (beside code one folder down, grading/quiz_files.py); a name not in it is looked for in the folder."""
     quizzes = load_class_quizzes() if quizzes is None else quizzes
-    sheets = {sid: {quiz.id: _walled(sid, quiz, warn, _read, quiz, folder) for quiz in quizzes}
+    found = found or {}
+    sheets = {sid: {quiz.id: _walled(sid, quiz, warn, _read, quiz, folder, found.get(sid)) for quiz in quizzes}
               for sid, folder in folders.items()}
     decisions = load_decisions(out_dir / REVIEW_FILE, {q.id: q for q in quizzes})
     for text in decisions.warnings:
@@ -65,7 +69,9 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
         write_noted(out_dir, noted)
     converted: dict[int, QuizResult] = {}  # a shared zero result naming no folder is converted once
 
-    def convert_once(result, folder: Path) -> QuizResult:
+    def convert_once(result, folder: Path, sid: str) -> QuizResult:
+        if sid in found:  # its messages may name files beside the code: shown by their names only
+            return convert(result, folder, tuple(Path(p).parent for p in found[sid].values()))
         if id(result) not in zero_ids or f"{folder}{os.sep}" in (result.problem or ""):
             return convert(result, folder)
         if id(result) not in converted:
@@ -73,7 +79,8 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
         return converted[id(result)]
 
     zero_ids = {id(result) for result in zero.values()}  # alive in `zero` (and `graded`): ids stay unique
-    return {sid: tuple(convert_once(result, folders[sid]) for result in results) for sid, results in graded.items()}
+    return {sid: tuple(convert_once(result, folders[sid], sid) for result in results)
+            for sid, results in graded.items()}
 
 
 def _verdict_stamp(cache: Path) -> tuple[Path, str, bool]:
@@ -116,8 +123,11 @@ def _walled(student_id: str, quiz: Quiz, warn, step, *args):
         return _zero_result(quiz, why) if step is _grade else why
 
 
-def _read(quiz: Quiz, folder: Path):
-    path = answer_path(quiz, folder)
+def _read(quiz: Quiz, folder: Path, found: dict[str, str] | None = None):
+    """The student's answer sheet for `quiz`, or why there is none: the file found for it, else the one in
+    `folder` (answer_path refuses links and oversized files either way)."""
+    where = (found or {}).get(answer_file_name(quiz))
+    path = answer_path(quiz, Path(where).parent if where else folder)
     if isinstance(path, str):
         return path
     try:
@@ -191,9 +201,11 @@ def _suggestion(item) -> dict:
     return {"suggested": float(item.suggested_score), "why": item.suggestion or ""}
 
 
-def convert(graded, folder: Path) -> QuizResult:
+def convert(graded, folder: Path, also: tuple[Path, ...] = ()) -> QuizResult:
     def shown(text: str) -> str:  # students see their file's name, not the grading machine's paths
-        return " ".join(text.replace(f"{folder}{os.sep}", "").split("\n"))
+        for place in (folder, *also):
+            text = text.replace(f"{place}{os.sep}", "")
+        return " ".join(text.split("\n"))
 
     items = tuple(QuizItem(i.question_id, float(i.score), float(i.max_score), feedback_for(i), i.pending,
                            i.suggested_score, i.suggestion, i.meaning)
@@ -206,5 +218,14 @@ def convert(graded, folder: Path) -> QuizResult:
 def feedback_for(item) -> str:
     parts = [item.feedback] if item.feedback else []
     if item.score < item.max_score and not item.pending:
-        parts.append(f"Expected: {item.correct_answer}. {item.explanation}".strip())
+        parts.append(expected(str(item.correct_answer), item.explanation or ""))
     return " ".join(p.strip() for p in parts if p and p.strip())
+
+
+def expected(answer: str, explanation: str) -> str:
+    """"Expected: <key>. <explanation>", the key said once: an explanation that opens with it ("False. The
+    softmax ...") keeps only what follows."""
+    key, explanation = answer.strip().rstrip("."), explanation.strip()
+    if key and explanation[: len(key)].casefold() == key.casefold() and not explanation[len(key):][:1].isalnum():
+        explanation = explanation[len(key):].lstrip(" .,:;!-–—")
+    return f"Expected: {key}. {explanation}".strip()

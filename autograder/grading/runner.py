@@ -114,7 +114,8 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
         # a refused folder (a link, a clash of names) has nothing to read: its quizzes score 0
         folders = {s.student_id: Path(s.quiz_folder or nothing) for s in students}
         quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn, server=server,
-                                      quizzes=quizzes_loaded() if quizzes_loaded else None)
+                                      quizzes=quizzes_loaded() if quizzes_loaded else None,
+                                      found={s.student_id: s.quiz_files for s in students if s.quiz_files})
     profiling.event("quizzes graded")
     results = []
     safe: dict[int, object] = {}  # quiz results shared by many students (empty folders) are made safe once

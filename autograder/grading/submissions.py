@@ -31,6 +31,7 @@ from pathlib import Path
 from ..bounded import TooComplex, json_bounds
 from .definitions import split_definitions
 from .names import KINDS, kind_of, rename_note
+from .quiz_files import QUIZ_ANSWERS, QUIZ_FOLDER, find_quiz_files
 
 MAX_PY_BYTES = 1 << 20        # a .py twin is a few KB; 1 MiB is generous
 MAX_NOTEBOOK_BYTES = 20 << 20  # notebooks carry outputs (plots), so allow more
@@ -59,7 +60,8 @@ class SourceFile:
 class Submission:
     student_id: str
     files: dict[str, SourceFile] = field(default_factory=dict)
-    quiz_folder: str | None = None  # where quiz answer files are read from; None: nothing is read
+    quiz_folder: str | None = None  # where quiz answer files are expected; None: nothing is read
+    quiz_files: dict[str, str] = field(default_factory=dict)  # answer file name -> where it was found
 
     @property
     def fingerprint(self) -> str:
@@ -226,36 +228,76 @@ def parse_check(text: str) -> tuple[str | None, SyntaxError | None]:
     return None, None
 
 
+def not_handed_in_problem(assignment: str) -> str:
+    return f"no {assignment}.py or {assignment}.ipynb in the submission"
+
+
+def not_handed_in(problem: str) -> str | None:
+    """The assignment a problem says was not handed in (no file of it anywhere), or None: any other problem is
+    a file handed in that could not be graded."""
+    found = re.fullmatch(r"no (\S+)\.py or \1\.ipynb in the submission", problem)
+    return found.group(1) if found else None
+
+
 def choose(folder: Path, root: Path, assignment: str, stub_text: dict[str, str]) -> tuple[SourceFile, str | None]:
     """Pick the student's file for one assignment in `root` (the student's `folder` or its one sub-folder),
-    or in `root/<assignment>/`. Returns it with where it was found when that is not the top. With both
-    `.py` and `.ipynb` present, the one that differs from the shipped stub wins; if both were edited, the
-    notebook wins."""
+    in `root/<assignment>/`, or else in any one sub-folder of `root` (nbgrader's `<student>/<assignment
+    id>/`, whatever the course named its assignments; the newest copy when several hold one). Returns it
+    with where it was found when that is not the top. With both `.py` and `.ipynb` present, the one that
+    differs from the shipped stub wins; if both were edited, the notebook wins."""
     present: list[tuple[Path, str]] = []
     for place in (root, root / assignment):
         if place != root and (place.is_symlink() or not place.is_dir()):
             continue
-        present = [(p, kind) for p, kind in ((place / f"{assignment}.{kind}", kind) for kind in KINDS)
-                   if p.exists() or p.is_symlink()] or near_misses(place, assignment)
+        present = files_in(place, assignment)
         if present:
             break
+    also: list[str] = []
     if not present:
-        return SourceFile(assignment, None, problem=f"no {assignment}.py or {assignment}.ipynb in the submission"), None
+        present, also = in_other_folders(root, assignment)
+    if not present:
+        return SourceFile(assignment, None, problem=not_handed_in_problem(assignment)), None
     where = present[0][0].parent.relative_to(folder).as_posix()
     where = None if where == "." else where
     read = [read_file(folder, p, assignment, kind) for p, kind in present]
     read = [f if p.name == f"{assignment}.{kind}" else replace(f, notes=(rename_note(p.name, assignment, kind),)
                                                                 + f.notes)
             for f, (p, kind) in zip(read, present)]
+    copies = (f"Copies of {assignment} were found in several folders ({', '.join(also)}); graded the newest, in "
+              f"{where}.",) if also else ()
     if len(read) == 1:
-        return read[0], where
+        return replace(read[0], notes=read[0].notes + copies), where
     usable = [f for f in read if f.problem is None] or read
     kinds = {f.filename: kind for f, (_, kind) in zip(read, present)}
     edited = [f for f in usable if normalize(f.text) != normalize(stub_text.get(kinds[f.filename], ""))]
     chosen = (edited or usable)[0]
     note = (f"Both {assignment}.py and {assignment}.ipynb were submitted; graded {chosen.filename} "
             "(the one changed from the handout; the notebook when both were).")
-    return replace(chosen, notes=chosen.notes + (note,)), where
+    return replace(chosen, notes=chosen.notes + (note,) + copies), where
+
+
+def files_in(place: Path, assignment: str) -> list[tuple[Path, str]]:
+    """The assignment's files in one folder: the exact names, else the near misses."""
+    return [(p, kind) for p, kind in ((place / f"{assignment}.{kind}", kind) for kind in KINDS)
+            if p.exists() or p.is_symlink()] or near_misses(place, assignment)
+
+
+def in_other_folders(root: Path, assignment: str) -> tuple[list[tuple[Path, str]], list[str]]:
+    """The assignment's files in the sub-folders of `root` (not links, not the handout's quizzes/): from
+    the one folder holding them, or the newest copy; with the other folders that held one."""
+    found = []
+    try:
+        folders = [Path(e.path) for e in visible(root) if e.is_dir(follow_symlinks=False) and e.name != QUIZ_FOLDER]
+    except OSError:
+        return [], []
+    for place in folders:
+        present = files_in(place, assignment)
+        if present:
+            found.append((max(p.lstat().st_mtime_ns for p, _ in present), place.name, present))
+    if not found:
+        return [], []
+    found.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
+    return found[0][2], [name for _, name, _ in found[1:]]
 
 
 def near_misses(place: Path, assignment: str) -> list[tuple[Path, str]]:
@@ -279,8 +321,6 @@ def normalize(text: str) -> str:
 
 
 IGNORED_NAMES = {"__pycache__", "__MACOSX", "Thumbs.db", "desktop.ini", "timestamp.txt"}  # nbgrader's
-QUIZ_ANSWERS = re.compile(r"^quiz_[\w.\-]+\.ya?ml$")  # graded beside the code (grading/quizzes.py)
-QUIZ_FOLDER = "quizzes"  # the handout keeps the quiz answer templates there
 
 
 def visible(folder: Path) -> list[os.DirEntry]:
@@ -434,7 +474,11 @@ def read_folder(student_id: str, folder: Path, assignments: list[str],
     quizzes = quiz_folder(root)
     used = {a for a in assignments if (root / a).is_dir()} | ({QUIZ_FOLDER} if quizzes != root else set())
     used |= {f.filename for a, f in files.items() if f.filename and a not in places}
-    notes = []
+    code_places = [(folder / where).parent for where in places.values()]
+    used |= {p.relative_to(root).parts[0] for p in code_places if p != root and p.is_relative_to(root)}
+    answers, notes = find_quiz_files(folder, root, code_places)
+    used |= {Path(p).relative_to(root).parts[0] for p in answers.values()
+             if Path(p).parent != root and Path(p).is_relative_to(root)}  # a folder of answers is not stray
     if places:
         notes.append(f"Files found below the top of the submission and graded as if handed in at the top: "
                      f"{', '.join(places.values())}.")
@@ -446,7 +490,7 @@ def read_folder(student_id: str, folder: Path, assignments: list[str],
     if notes and assignments:
         first = files[assignments[0]]
         files[assignments[0]] = replace(first, notes=first.notes + tuple(notes))
-    return Submission(student_id, files, str(quizzes))
+    return Submission(student_id, files, str(quizzes), answers)
 
 
 def not_graded(submissions: Path) -> list[str]:

@@ -48,14 +48,14 @@ def plain_submissions(submissions: list[Submission]) -> list[dict]:
         return done[id(source)]
 
     return [{"student_id": s.student_id, "files": {name: plain(f) for name, f in s.files.items()},
-             "quiz_folder": s.quiz_folder} for s in submissions]
+             "quiz_folder": s.quiz_folder, "quiz_files": s.quiz_files} for s in submissions]
 
 
 def read_manifest(path: Path) -> dict:
     data = json.loads(path.read_text(encoding="utf-8"))
     data["submissions"] = [
         Submission(s["student_id"], {name: SourceFile(**{**f, "cells": tuple(f["cells"]), "notes": tuple(f["notes"])})
-                                     for name, f in s["files"].items()}, s.get("quiz_folder"))
+                                     for name, f in s["files"].items()}, s.get("quiz_folder"), s.get("quiz_files", {}))
         for s in data["submissions"]]
     return data
 

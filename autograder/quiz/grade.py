@@ -32,6 +32,9 @@ from .normalize import normalize_answer, sentence_forms
 from .notation import Vocabulary
 from .suggest import Suggestion, reading, rubric_score, suggest, why_not_pinned
 
+NO_ANSWER_FILE = "no answer file "  # opens the problem of a quiz whose answer file was not handed in
+
+
 def answer_file_name(quiz: Quiz) -> str:
     """Name of the answer file a student hands in for `quiz`: quiz_<quiz id>.yaml."""
     return f"quiz_{quiz.id}.yaml"
@@ -145,8 +148,16 @@ def _grade_code(q: Question, given: Any, context: GradingContext) -> Outcome:
 
 def _from_verdict(q: Question, given: Any, context: GradingContext, verdict: Verdict) -> Outcome:
     if verdict.equal is None:
-        return judged_by_person(q, given, context, verdict.message.split(";")[0], _slip_suggestion(q, given))
+        why = verdict.message.split(";")[0]
+        return judged_by_person(q, given, context, why, _slip_suggestion(q, given) or _unread_suggestion(q, why))
     return Outcome(q.points if verdict.equal else 0.0, verdict.message)
+
+
+def _unread_suggestion(q: Question, why: str) -> Suggestion:
+    """A formula or code answer the grader could not read or run, and no slip explains: as written it computes
+    nothing, so the hint is 0 (a teacher who reads a right answer in it raises it)."""
+    return Suggestion(0.0, f"as written it gives no result ({why[:1].lower() + why[1:].rstrip('.')}); 0 unless you read a right answer in it",
+                      None)
 
 
 def _slip_suggestion(q: Question, given: Any) -> Suggestion | None:
@@ -280,7 +291,7 @@ def answer_path(quiz: Quiz, submission_dir: Union[str, Path]) -> Path | str:
     name = answer_file_name(quiz)
     path = Path(submission_dir) / name
     if not path.exists() and not path.is_symlink():
-        return f"no answer file {name} handed in, quiz scored 0"
+        return f"{NO_ANSWER_FILE}{name} handed in, quiz scored 0"
     if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_ANSWER_BYTES:
         return f"{name} is not a regular file under {MAX_ANSWER_BYTES >> 10} KiB, quiz scored 0"
     return path

@@ -19,6 +19,9 @@ from .misconceptions import named
 from .model import Misconception, Question
 from .suggest import Suggestion, rubric_score
 
+# Ends the feedback of an answer scored by the instructor's review decision (renderers count such answers).
+REVIEWED = "(graded by your instructor)"
+
 # Floats like 0.1 + 0.2 must still hit a tolerance of exactly 0.
 FLOAT_SLACK = 1e-9
 
@@ -90,9 +93,11 @@ def wrong_answer(q: Question, given: Any, context: GradingContext, message: str,
     if listed is not None and listed.points is not None:
         verdict = "Partial credit" if listed.points else "Incorrect"
         return Outcome(listed.points, f"{verdict}: {listed.says.rstrip('.')}.")
-    if listed is not None:
+    if listed is not None:  # formulas and code have no rubric: a wrong answer's hint is 0, the teacher's to raise
+        rubric = rubric_score(q, given)
         return judged_by_person(q, given, context, "This answer is read by a person",
-                                 Suggestion(rubric_score(q, given), named(listed), f"misconception: {listed.says}"))
+                                 Suggestion(0.0 if rubric is None else rubric, named(listed),
+                                            f"misconception: {listed.says}"))
     if q.wrong_answers == "zero" or q.type in ("multiple_choice", "true_false"):
         return Outcome(0.0, message)
     why = message.removeprefix("Incorrect: ").rstrip(".")
@@ -108,7 +113,7 @@ def judged_by_person(q: Question, given: Any, context: GradingContext, why: str,
         score = min(max(decision.score, 0.0), q.points)
         feedback = decision.feedback or ("Correct." if score >= q.points else
                                          "Partial credit." if score else "Incorrect.")
-        return Outcome(score, f"{feedback} (graded by your instructor)")
+        return Outcome(score, f"{feedback} {REVIEWED}")
     points = f"{q.points:g} point{'' if q.points == 1 else 's'}"
     return Outcome(0.0, f"{why.rstrip('.')}: waiting for your instructor's review ({points} pending).", pending=True,
                    suggestion=suggestion)

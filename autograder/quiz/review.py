@@ -250,8 +250,10 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any,
     return document, to_decide, answers_to_decide
 
 
-def write_review(out_dir: Path, quizzes: dict[str, Quiz]) -> tuple[Path, int, int]:
-    """`attnkit review OUT`: (re)write OUT/review.yaml from the queue, keeping every decision made."""
+def write_review(out_dir: Path, quizzes: dict[str, Quiz]) -> tuple[Path, int, int, int]:
+    """`attnkit review OUT`: (re)write OUT/review.yaml from the queue, keeping every decision made. Returns
+    (its path, groups to decide, answers in them, decided groups whose answers grading has not applied yet).
+    With nothing to review and no file yet, no file is written."""
     path = out_dir / REVIEW_FILE
     existing = None
     if path.is_file():
@@ -259,9 +261,15 @@ def write_review(out_dir: Path, quizzes: dict[str, Quiz]) -> tuple[Path, int, in
             existing = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as exc:
             raise ValueError(f"{path} is not valid YAML ({exc}); fix it before gathering new answers") from None
-    document, groups, answers = build_review(read_queue(out_dir), quizzes, existing, read_noted(out_dir))
-    save_review(path, document)
-    return path, groups, answers
+    queue = read_queue(out_dir)
+    document, groups, answers = build_review(queue, quizzes, existing, read_noted(out_dir))
+    if document or path.is_file():
+        save_review(path, document)
+    unapplied = sum(1 for quiz_id, block in document.items() for question_id, data in block.items()
+                    for group in data.get("groups") or [] if group.get("score") not in (None, "")
+                    and any(review_text(a) in queue.get(quiz_id, {}).get(question_id, {})
+                            for a in group.get("answers") or []))
+    return path, groups, answers, unapplied
 
 
 def save_review(path: Path, document: dict) -> None:

@@ -1,6 +1,7 @@
 """What needs the instructor's attention, student by student: nothing is graded as 0 in silence.
 
-Every file or answer that was not graded (missing, unreadable, refused, in a zip that was refused), every
+Every file or answer that was not graded (not handed in, unreadable, refused, in a zip that was refused), a
+handout handed in as given out (one entry, whatever it holds), every
 file graded under another name, every `.py` graded definition by definition because of a syntax error,
 every file whose run stopped early, every quiz answers file that could not be read, and every grader
 problem. The terminal summary counts them and lists the first students; the class report lists them all.
@@ -11,12 +12,13 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..grading.names import RENAMED
-from ..grading.submissions import SPLIT
+from ..grading.submissions import SPLIT, not_handed_in
 from ..results import StudentResult
+from .blank import blank_assignments, joined, quiz_not_handed_in
 
-NOT_GRADED, RENAMED_FILE, SYNTAX, STOPPED, QUIZ, GRADER = (
-    "not graded", "graded under another name", "syntax error", "run stopped early", "quiz answers not read",
-    "grader problem")
+NOT_GRADED, NOT_HANDED_IN, BLANK, RENAMED_FILE, SYNTAX, STOPPED, QUIZ, GRADER = (
+    "not graded", "not handed in", "blank handout", "graded under another name", "syntax error",
+    "run stopped early", "quiz answers not read", "grader problem")
 STOPPED_MARK = ": running the file stopped at "
 
 
@@ -31,7 +33,14 @@ def needs_attention(results: list[StudentResult]) -> list[Attention]:
     found = []
     for result in results:
         sid = result.student_id
-        found += [Attention(sid, NOT_GRADED, problem) for problem in result.problems]
+        blank = blank_assignments(result)
+        quizzes_missing = [q for q in result.quizzes if quiz_not_handed_in(q)]
+        folded = blank and len(quizzes_missing) == len(result.quizzes)  # the handout as given out: one entry
+        if blank:
+            found.append(Attention(sid, BLANK, f"{joined(blank)} handed in as given out (nothing implemented)"
+                                   + (", no quiz answer file" if folded and quizzes_missing else "")))
+        found += [Attention(sid, NOT_HANDED_IN if not_handed_in(problem) else NOT_GRADED, problem)
+                  for problem in result.problems]
         split = {n[len(SPLIT):].split(" ", 1)[0] for n in result.notes if n.startswith(SPLIT)}
         for note in result.notes:
             if note.startswith(RENAMED):
@@ -40,7 +49,8 @@ def needs_attention(results: list[StudentResult]) -> list[Attention]:
                 found.append(Attention(sid, SYNTAX, note[len(SPLIT):]))
             elif STOPPED_MARK in note and note.split(STOPPED_MARK, 1)[0] not in split:
                 found.append(Attention(sid, STOPPED, note))
-        found += [Attention(sid, QUIZ, f"quiz {q.quiz_id}: {q.problem}") for q in result.quizzes if q.problem]
+        found += [Attention(sid, NOT_HANDED_IN if quiz_not_handed_in(q) else QUIZ, f"quiz {q.quiz_id}: {q.problem}")
+                  for q in result.quizzes if q.problem and not (folded and quiz_not_handed_in(q))]
         if result.grader_errors:
             found.append(Attention(sid, GRADER, f"{len(result.grader_errors)} check(s) hit a grader problem "
                                                 "(not the student's fault): regrade once it is fixed"))
@@ -50,5 +60,5 @@ def needs_attention(results: list[StudentResult]) -> list[Attention]:
 def counts(found: list[Attention]) -> str:
     """"3 not graded, 1 graded under another name" in a fixed order."""
     tally = Counter(a.kind for a in found)
-    order = [NOT_GRADED, RENAMED_FILE, SYNTAX, STOPPED, QUIZ, GRADER]
+    order = [NOT_GRADED, NOT_HANDED_IN, BLANK, RENAMED_FILE, SYNTAX, STOPPED, QUIZ, GRADER]
     return ", ".join(f"{tally[k]} {k}" for k in order if tally[k])

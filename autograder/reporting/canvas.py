@@ -5,14 +5,20 @@ lib/gradebook_importer.rb, and the matching exporter):
 
     Student,ID,SIS User ID,SIS Login ID,Section,attention_scores code,single_head_attention code,quiz attention,...
     Points Possible,,,,,29,15,21,...
-    ada,,,ada,,29,15,21,...
+    lovelaceada,340934,,,,29,15,21,...       (a Canvas download: its user id)
+    Ada Lovelace,,S0001,,,29,15,21,...       (a Gradescope export: its SID)
 
 * The five student columns come first, in that order: the importer requires the header to start with
   "Student" and "ID", reads "SIS User ID" and "SIS Login ID" when they follow, and requires "Section" to
   close the student columns.
-* Students are matched by Canvas ID, then SIS User ID, then SIS Login ID, then by name. The kit only knows
-  the submission folder name, so it goes into `SIS Login ID` (the login Canvas matches on) and into
-  `Student` (the name fallback); `ID`, `SIS User ID` and `Section` stay empty.
+* Canvas's importer matches a row by `ID` (the Canvas user id), then `SIS User ID`, then `SIS Login ID`,
+  then by the exact name or sortable name in `Student`. So a cell holds only what is known to be of its
+  kind: `ID` the Canvas user id (read from a Canvas download's file names, or from the roster), `SIS User
+  ID` the institution's student id (a Gradescope export's SID, or the roster's), `SIS Login ID` only the
+  roster's login. A folder name is never written as a login (it could be someone else's); `Student` holds
+  the name the platform gave, else the folder name. A row with no id at all is matched by name only:
+  `canvas_notes` says how many, and `--roster` joins them.
+* Canvas's own "Test Student" (the student view's account) is left out: its scores are no one's.
 * One column per graded part, not one total: each assignment's code tests summed (`<assignment> code`)
   and each quiz (`quiz <quiz id>`). Canvas creates an assignment for a header it does not know and
   matches an existing one by exact title, or by its Canvas id when the header ends in " (<id>)": pass
@@ -22,10 +28,11 @@ lib/gradebook_importer.rb, and the matching exporter):
   assignments' points from it (it recognises the row by "Points Possible" in the first cell).
 * A blank cell means "no change" to Canvas. A cell is left blank when the student has no result for that
   part, or when any of its tests hit a grader problem: a 0 the grader caused must not be uploaded; a quiz
-  cell also stays blank while some of its answers wait for the instructor's review (pending points).
-* A student id containing "Points Possible" would be taken for that row, so such an id goes only into
-  `SIS Login ID`. Headers come from assignment and quiz ids: keep those free of Canvas's reserved column
-  words ("Current Score", "Final Grade", "Override Score", ...), which the importer silently drops.
+  cell also stays blank while some of its answers wait for the instructor's review (pending points), and
+  `canvas_notes` says so where the teacher reads (terminal, summary.txt).
+* A name containing "Points Possible" would be taken for that row, so the `Student` cell is left blank.
+  Headers come from assignment and quiz ids: keep those free of Canvas's reserved column words ("Current
+  Score", "Final Grade", "Override Score", ...), which the importer silently drops.
 
 With a roster (`attnkit grade --roster <Canvas gradebook export>`, see roster.py) the student columns come from
 Canvas itself (its name, ID, SIS ids and section), only students found in the roster are written, and an
@@ -40,9 +47,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from ..results import GRADER_ERROR, StudentResult
 from .gradebook import safe_cell
+from .names import is_test_student
 from .roster import RosterJoin
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -89,25 +98,71 @@ def canvas_columns(results: list[StudentResult]) -> list[str]:
     return code + quizzes
 
 
+@dataclass(frozen=True)
+class CanvasRow:
+    student: str
+    canvas_id: str = ""
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+    section: str = ""
+
+
+def canvas_rows(results: list[StudentResult], roster: RosterJoin | None = None,
+                identities: Mapping | None = None) -> list[tuple[StudentResult, CanvasRow]]:
+    """Who goes into canvas.csv, and under which ids: with a roster, the students it matched, with
+    Canvas's own columns; without one, what the download knew (see the module docstring)."""
+    rows = []
+    for result in results:
+        if roster is not None:
+            if result.student_id not in roster.matched:
+                continue
+            entry = roster.matched[result.student_id][0]
+            row = CanvasRow(entry.name, entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section)
+        else:
+            who = (identities or {}).get(result.student_id)
+            row = CanvasRow(getattr(who, "name", "") or result.student_id, getattr(who, "lms_user_id", ""),
+                            getattr(who, "sid", ""))
+        if not is_test_student(row.student):
+            rows.append((result, row))
+    return rows
+
+
 def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | None = None,
-               roster: RosterJoin | None = None) -> str:
+               roster: RosterJoin | None = None, identities: Mapping | None = None) -> str:
+    """`identities`: student id -> what the platform said (importers.Identity), used without a roster."""
     canvas_ids = {**(roster.assignment_ids if roster else {}), **(canvas_ids or {})}
-    if roster is not None:
-        results = [r for r in results if r.student_id in roster.matched]
-    columns = canvas_columns(results)
-    scores = [part_scores(r) for r in results]
+    rows = canvas_rows(results, roster, identities)
+    columns = canvas_columns([result for result, _ in rows])
+    scores = [part_scores(result) for result, _ in rows]
     points = {c: max((s[c][1] for s in scores if c in s), default=0.0) for c in columns}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180 line ends, as Canvas's own export
     writer.writerow(STUDENT_COLUMNS + [safe_cell(f"{c} ({canvas_ids[c]})" if c in canvas_ids else c) for c in columns])
     writer.writerow([POINTS_POSSIBLE, "", "", "", ""] + [number(points[c]) for c in columns])
-    for result, parts in zip(results, scores):
-        name = "" if POINTS_POSSIBLE.lower() in result.student_id.lower() else result.student_id
+    for (_, row), parts in zip(rows, scores):
+        name = "" if POINTS_POSSIBLE.lower() in row.student.lower() else row.student
         cells = [number(parts[c][0]) if c in parts and parts[c][2] else "" for c in columns]
-        if roster is not None:
-            entry = roster.matched[result.student_id][0]
-            writer.writerow([safe_cell(entry.name), entry.canvas_id, safe_cell(entry.sis_user_id),
-                             safe_cell(entry.sis_login_id), safe_cell(entry.section)] + cells)
-        else:
-            writer.writerow([safe_cell(name), "", "", safe_cell(result.student_id), ""] + cells)
+        writer.writerow([safe_cell(name), safe_cell(row.canvas_id), safe_cell(row.sis_user_id), safe_cell(row.sis_login_id),
+                         safe_cell(row.section)] + cells)
     return out.getvalue()
+
+
+def canvas_notes(results: list[StudentResult], roster: RosterJoin | None = None,
+                 identities: Mapping | None = None) -> list[str]:
+    """What a teacher must know before uploading canvas.csv, one line each (terminal and summary.txt)."""
+    rows = canvas_rows(results, roster, identities)
+    notes = []
+    waiting = [result.student_id for result, _ in rows if any(q.pending for q in result.quizzes)]
+    if waiting:
+        cells = sum(1 for result, _ in rows for q in result.quizzes if q.pending)
+        notes.append(f"canvas.csv: {cells} quiz cell(s) of {len(waiting)} student(s) left blank while answers wait "
+                     "for review (Canvas keeps its value); upload again after the review")
+    nameless = [row.student for _, row in rows if not (row.canvas_id or row.sis_user_id or row.sis_login_id)]
+    if nameless:
+        notes.append(f"canvas.csv: {len(nameless)} student(s) without a Canvas or SIS id, matched by exact name only; "
+                     "--roster <gradebook export> joins them")
+    left_out = len(results) - len(rows) - (len([r for r in results if r.student_id not in roster.matched])
+                                           if roster is not None else 0)
+    if left_out:
+        notes.append("canvas.csv: Canvas's Test Student left out")
+    return notes

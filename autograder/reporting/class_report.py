@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable
+from pathlib import Path
 
 from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap
 from .attention import GRADER, counts, needs_attention
-from .class_stats import (ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes, grader_problems,
-                          item_analysis, percent, score_overview, test_stats, undiagnosed_failures, weak_isolation)
+from .names import quoted
+from .provisional import late_students, mean_points, pending, review_banner_text
+from .class_stats import (CLASS_MEAN, ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes,
+                          grader_problems, item_analysis, percent, score_overview, test_stats, undiagnosed_failures,
+                          weak_isolation)
 from .escape import html_text
 
 CSS = """
@@ -73,30 +77,45 @@ def isolation_section(results: list[StudentResult]) -> str:
     return "".join(parts)
 
 
-def overview_section(results: list[StudentResult]) -> str:
+def review_banner(results: list[StudentResult], out: Path | None = None) -> str:
+    """While answers wait for review, every total is provisional: said first, where nobody misses it."""
+    text = review_banner_text(results, out)
+    return f'<div class="note" id="review-banner"><p>{esc(text)}</p></div>' if text else ""
+
+
+def overview_section(results: list[StudentResult], late: list[str] = ()) -> str:
     o = score_overview(results)
     if not results:
         return "<h2>Class overview</h2><p>No students were graded: there is nothing to report.</p>"
     rows = [
         ["students graded", num(o["students"])],
-        ["mean score", num(o["mean"], "{:.2f}")],
+        [f"class mean ({CLASS_MEAN})", f'<td class="num">{esc(mean_points(o["mean"], o["mean_pending"], 2))}</td>'],
         ["median score", num(o["median"])],
         ["lowest / highest", f'<td class="num">{o["min"]:g} / {o["max"]:g}</td>'],
         ["maximum possible", num(o["max_score"])],
         ["full marks", num(o["full_marks"])],
         ["passed every code test", num(o["passed_every_test"])],
-        ["with files missing or unreadable", num(o["ungradable"])],
+        ["with a file not handed in", num(o["not_handed_in"])],
+        ["with a file handed in that could not be graded", num(o["ungradable"])],
         ["grader problems (checks)", num(o["grader_problems"])],
     ]
+    waiting = [r for r in results if pending(r)]
+    if waiting:
+        rows.insert(5, ["quiz points pending review (not in the scores above)",
+                        f'<td class="num">{sum(map(pending, waiting)):g} ({len(waiting)} students)</td>'])
+    if late:
+        rows.append(["submitted late",
+                     f'<td class="num">{len(late)}: {esc(quoted(late))}</td>'])
     return '<h2 id="overview">Class overview</h2>' + table(["", "value"], rows)
 
 
-def heatmap_section(results: list[StudentResult]) -> str:
+def heatmap_section(results: list[StudentResult], late: list[str] = ()) -> str:
     if not results:
         return ""
     return ('<h2 id="students">Who needs help, on what</h2><p class="muted">One row per student, lowest total '
             "first; one column per question and quiz (the gradebook's columns). A cell is the share of that "
-            "question's points the student earned; hover for points and reasons.</p>" + heatmap.heatmap_html(results))
+            "question's points the student earned; hover for points and reasons.</p>"
+            + heatmap.heatmap_html(results, late))
 
 
 # A chart of a class of one shows nothing its tables do not (one bar at 0 or 100%); it is also the most
@@ -135,7 +154,9 @@ def pass_rate_section(results: list[StudentResult]) -> str:
     stats = test_stats(results)
     if not stats:
         return '<h2 id="tests">Pass rate of every grader test</h2><p>No tests were run.</p>'
-    rated = [s for s in stats if s.pass_rate is not None]
+    # instructor-only zero-point probes (hidden flags) stay in the table, out of the chart: they test no skill
+    probes = {t.test_id for r in results for t in r.tests if t.max_score == 0 and t.visibility == "hidden"}
+    rated = [s for s in stats if s.pass_rate is not None and s.test_id not in probes]
     targets = {t.test_id: t.tags for r in results for t in r.tests}
     plots = charts(results)
     chart = "" if not rated else NO_CHARTS if plots is None else image(plots.pass_rate_png(
@@ -151,7 +172,8 @@ def pass_rate_section(results: list[StudentResult]) -> str:
                      num(None if s.pass_rate is None else 100 * s.pass_rate, "{:.0f}%")])
     return ('<h2 id="tests">Pass rate of every grader test</h2><p class="muted">Grouped by assignment / question. '
             "Grader problems are left out of the pass rate. <em>Targets</em> are the test's tags: what it was "
-            "written to catch, not what any student did.</p>" + chart
+            "written to catch, not what any student did. The chart leaves out zero-point checks only you see "
+            "(hidden), listed in the table.</p>" + chart
             + table(["test", "targets", "passed", "failed", "grader problem", "pass rate"], rows, "pass-rates"))
 
 
@@ -204,13 +226,15 @@ def item_section(results: list[StudentResult]) -> str:
     quizzes: dict[str, list] = {}
     for item in items:
         quizzes.setdefault(item.quiz_id, []).append(item)
-    small = {quiz_id: quiz[0].takers for quiz_id, quiz in quizzes.items() if not quiz[0].shown}
+    small = {quiz_id: quiz[0].takers for quiz_id, quiz in quizzes.items() if quiz[0].takers < ITEM_STATS_MIN_TAKERS}
     parts = [head]
     if small:
         parts.append(small_class_note(small))
         counts = [f'<div><h3>Quiz {esc(quiz_id)}</h3>'
                   + table(["item", "max", "full marks"], [[f"<code>{esc(i.question_id)}</code>", num(i.max_score),
-                                                           f'<td class="num">{i.full_marks} of {i.takers}</td>']
+                                                           f'<td class="num">{i.full_marks} of {i.takers}'
+                                                           + (f" ({i.pending} pending review)" if i.pending else "")
+                                                           + "</td>"]
                                                           for i in quizzes[quiz_id]], f"item-counts-{quiz_id}")
                   + "</div>" for quiz_id in small]
         parts.append(f'<div class="side-by-side">{"".join(counts)}</div>')
@@ -223,11 +247,11 @@ def item_section(results: list[StudentResult]) -> str:
         from . import plots  # noqa: PLC0415 - shown for 30 or more takers only: a class gets charts there
 
         parts.append(image(plots.item_statistics_png(quiz), f"difficulty and discrimination of each item of {quiz_id}"))
-        rows = [[f"<code>{esc(i.question_id)}</code>", num(i.max_score), num(i.takers), num(i.difficulty, "{:.2f}"),
-                 num(i.discrimination, "{:.2f}"), '<span class="flag">low discrimination</span>' if i.flagged else ""]
-                for i in quiz]
-        parts.append(table(["item", "max", "students", "difficulty", "discrimination", "flag"], rows,
-                           f"item-stats-{quiz_id}"))
+        rows = [[f"<code>{esc(i.question_id)}</code>", num(i.max_score), num(i.takers), num(i.pending),
+                 num(i.difficulty if i.shown else None, "{:.2f}"), num(i.discrimination if i.shown else None, "{:.2f}"),
+                 '<span class="flag">low discrimination</span>' if i.flagged else ""] for i in quiz]
+        parts.append(table(["item", "max", "students", "pending review", "difficulty", "discrimination", "flag"],
+                           rows, f"item-stats-{quiz_id}"))
     return "".join(parts)
 
 
@@ -247,7 +271,9 @@ def item_note() -> str:
             "<strong>corrected point-biserial</strong>: the correlation between the item score and the rest of "
             "the quiz score (quiz total minus this item), over the students who handed in a readable answers "
             f"file. Items with discrimination below {LOW_DISCRIMINATION} are flagged; — means undefined (fewer "
-            f"than {MIN_TAKERS} students, or everyone scored the same).</p>")
+            f"than {MIN_TAKERS} students, or everyone scored the same). <em>Students</em> counts every one with a "
+            "readable file; answers pending review have no score yet, so difficulty and discrimination leave them "
+            f"out (and are not shown while fewer than {ITEM_STATS_MIN_TAKERS} answers are scored).</p>")
 
 
 def grader_problem_cell(output: str, detail: str) -> str:
@@ -289,11 +315,15 @@ SECTIONS = [("overview", "Class overview"), ("students", "Who needs help, on wha
             ("grader-problems", "Grader problems")]
 
 
-def class_report_html(results: list[StudentResult], skipped: list[str] = ()) -> str:
+def class_report_html(results: list[StudentResult], skipped: list[str] = (), identities=None,
+                      out: Path | None = None) -> str:
+    """`identities`: what the platform said of each student (importers.Identity): who was late. `out`: the
+    output folder, named in the review banner's command."""
     results = list(results)
-    parts = [isolation_section(results), overview_section(results)]
+    late = [sid for sid in late_students(identities) if any(r.student_id == sid for r in results)]
+    parts = [isolation_section(results) + review_banner(results, out), overview_section(results, late)]
     if results:
-        parts += [heatmap_section(results), mistakes_section(results), undiagnosed_section(results),
+        parts += [heatmap_section(results, late), mistakes_section(results), undiagnosed_section(results),
                   distribution_section(results), pass_rate_section(results), item_section(results)]
     parts.append(problem_section(results, list(skipped)))
     if results:  # links to the sections this report has (a class of one has no score distribution)

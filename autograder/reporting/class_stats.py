@@ -5,7 +5,9 @@ one quiz item and their score on the rest of that quiz (quiz total minus the ite
 the point-biserial; for partial-credit items it is the same formula on fractional scores. Leaving the item
 out of the total stops it correlating with itself, which inflates the index in short quizzes and small
 classes. Students whose answers file was missing or unreadable (`QuizResult.problem`) are left out of that
-quiz's analysis: they did not answer, so their zeros say nothing about the items.
+quiz's analysis: they did not answer, so their zeros say nothing about the items. Every student with a
+readable file is a taker; an answer waiting for review has no score yet, so it is counted (`pending`) and
+left out of difficulty and discrimination, which are computed over the `scored` takers.
 
 Item statistics are *shown* only for a quiz with at least ITEM_STATS_MIN_TAKERS = 30 takers. The reason is
 the sampling error of a correlation: about 1/sqrt(n - 1) for an item that separates no one, so 0.58 at
@@ -27,8 +29,10 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from ..grading.submissions import not_handed_in
 from ..results import FAILED, PASSED, StudentResult, TestResult
 from .explain import plan_explanations
+from .provisional import pending
 
 LOW_DISCRIMINATION = 0.2
 MIN_TAKERS = 3  # below this a correlation is not even defined, so none is computed
@@ -64,11 +68,17 @@ class ItemStats:
     difficulty: float | None        # mean score / max: 1 = everyone right (higher is easier)
     discrimination: float | None    # corrected point-biserial; None when undefined
     full_marks: int = 0             # takers with full marks on the item: a count, shown at any class size
+    pending: int = 0                # takers whose answer waits for review: counted as takers, not scored yet
+
+    @property
+    def scored(self) -> int:
+        """Takers whose answer has a score: difficulty and discrimination are computed over these."""
+        return self.takers - self.pending
 
     @property
     def shown(self) -> bool:
         """Whether the class is large enough for difficulty and discrimination to mean something."""
-        return self.takers >= ITEM_STATS_MIN_TAKERS
+        return self.scored >= ITEM_STATS_MIN_TAKERS
 
     @property
     def flagged(self) -> bool:
@@ -79,18 +89,27 @@ def percent(result: StudentResult) -> float:
     return 100.0 * result.score / result.max_score if result.max_score else 0.0
 
 
+# The one class mean the kit shows (terminal, report overview, heatmap footer): over every graded student, a
+# part not handed in, blank or unreadable counting 0; quiz points waiting for review are not counted yet, and
+# shown beside it as every score shows them ("45.3 + 0.8 pending": `mean_pending`, over every student too).
+CLASS_MEAN = "every student; a part not handed in counts 0"
+
+
 def score_overview(results: list[StudentResult]) -> dict[str, float | int | None]:
     scores = [r.score for r in results]
     return {
         "students": len(results),
         "mean": statistics.fmean(scores) if scores else None,
+        "mean_pending": statistics.fmean(pending(r) for r in results) if results else None,
         "median": statistics.median(scores) if scores else None,
         "min": min(scores) if scores else None,
         "max": max(scores) if scores else None,
         "max_score": max((r.max_score for r in results), default=0.0),
         "full_marks": sum(1 for r in results if r.max_score and r.score >= r.max_score),
         "passed_every_test": sum(1 for r in results if r.tests and all(t.status == PASSED for t in r.tests)),
-        "ungradable": sum(1 for r in results if r.problems),
+        # a file handed in that could not be read or was refused; a file not handed in is counted apart
+        "ungradable": sum(1 for r in results if any(not not_handed_in(p) for p in r.problems)),
+        "not_handed_in": sum(1 for r in results if any(not_handed_in(p) for p in r.problems)),
         "grader_problems": sum(len(r.grader_errors) for r in results),
     }
 
@@ -186,7 +205,7 @@ def pearson(xs: list[float], ys: list[float]) -> float | None:
 def item_analysis(results: list[StudentResult]) -> list[ItemStats]:
     order: dict[str, list[str]] = {}            # quiz id -> question ids in quiz order
     maxima: dict[tuple[str, str], float] = {}
-    answers: dict[str, list[dict[str, float]]] = {}  # quiz id -> one {question: score} per taker
+    answers: dict[str, list[dict[str, float | None]]] = {}  # quiz id -> one {question: score or None} per taker
     for result in results:
         for quiz in result.quizzes:
             questions = order.setdefault(quiz.quiz_id, [])
@@ -195,20 +214,22 @@ def item_analysis(results: list[StudentResult]) -> list[ItemStats]:
                     questions.append(item.question_id)
                 maxima[quiz.quiz_id, item.question_id] = max(maxima.get((quiz.quiz_id, item.question_id), 0.0),
                                                              item.max_score)
-            if quiz.problem is None:  # an answer waiting for review has no score yet: left out, not a 0
-                answers.setdefault(quiz.quiz_id, []).append({i.question_id: i.score for i in quiz.items
-                                                             if not i.pending})
+            if quiz.problem is None:  # an answer waiting for review has no score yet (None): a taker, not a 0
+                answers.setdefault(quiz.quiz_id, []).append({i.question_id: None if i.pending else i.score
+                                                             for i in quiz.items})
     items: list[ItemStats] = []
     for quiz_id, questions in order.items():
         for question in questions:
             top = maxima[quiz_id, question]
             takers = [scores for scores in answers.get(quiz_id, []) if question in scores]
-            own = [scores[question] for scores in takers]
-            difficulty = statistics.fmean(own) / top if takers and top else None
-            rest = [sum(scores.values()) - score for scores, score in zip(takers, own)]
-            discrimination = pearson(own, rest) if len(takers) >= MIN_TAKERS else None
+            scored = [scores for scores in takers if scores[question] is not None]
+            own = [scores[question] for scores in scored]
+            difficulty = statistics.fmean(own) / top if scored and top else None
+            rest = [sum(v for v in scores.values() if v is not None) - score for scores, score in zip(scored, own)]
+            discrimination = pearson(own, rest) if len(scored) >= MIN_TAKERS else None
             full = sum(1 for score in own if top and score >= top)
-            items.append(ItemStats(quiz_id, question, top, len(takers), difficulty, discrimination, full))
+            items.append(ItemStats(quiz_id, question, top, len(takers), difficulty, discrimination, full,
+                                   len(takers) - len(scored)))
     return items
 
 

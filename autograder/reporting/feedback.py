@@ -7,8 +7,11 @@ values and what their code printed are shown as text, never as links, images or 
 from __future__ import annotations
 
 from ..results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult
+from .blank import blank_assignments, student_line
 from .escape import markdown_block, markdown_lines, markdown_text as md
-from .explain import Plan, count, failure_lines, label, plan_explanations, points
+from .explain import Plan, count, failure_lines, label, plan_explanations
+from .explain import points as lost_points
+from .provisional import pending, points, score_text
 
 MARK = {PASSED: "passed", FAILED: "FAILED", GRADER_ERROR: "not graded (grader problem)"}
 
@@ -23,7 +26,7 @@ def mistakes_summary(plan: Plan) -> list[str]:
         return []
     lines = ["", "## Mistakes found in your code", ""]
     for mistake in shown:
-        lines.append(f"- **{md(mistake.diagnosis.title)}**: {points(mistake.points_lost)} in "
+        lines.append(f"- **{md(mistake.diagnosis.title)}**: {lost_points(mistake.points_lost)} in "
                      f"{count(len(mistake.tests), 'check')}; "
                      f"explained under *{md(label(mistake.anchor))}*.")
     return lines
@@ -34,20 +37,40 @@ def quoted(texts: list[str]) -> list[str]:
     return [f"  > {line}" for text in texts for line in markdown_lines(text)]
 
 
-def feedback_markdown(result: StudentResult) -> str:
+def arrival_line(arrival: dict | None) -> str:
+    """"Submitted 2026-11-20T10:00, marked late." or "" when the platform said nothing: plain text holding the
+    time as the platform wrote it, so each output escapes it by its own rule (feedback: `md`)."""
+    arrival = arrival or {}
+    when = f"Submitted {arrival['submitted_at']}" if arrival.get("submitted_at") else ""
+    if arrival.get("late") == "yes":
+        return f"{when}, marked late." if when else "Submitted late (as your course site marked it)."
+    return f"{when}." if when else ""
+
+
+def feedback_markdown(result: StudentResult, arrival: dict | None = None) -> str:
+    """`arrival`: {"submitted_at", "late"} as the platform said (provisional.arrival)."""
     plan = plan_explanations(result)
-    lines = [f"# Feedback for {md(result.student_id)}", "",
-             f"**Score: {result.score:g} / {result.max_score:g}**", ""]
+    waiting = pending(result)
+    lines = [f"# Feedback for {md(result.student_id)}", "", f"**Score: {score_text(result)}**"
+             + (f" ({waiting:g} quiz points wait for your instructor's review: not lost, not yet earned)"
+                if waiting else ""), ""]
+    if arrival_line(arrival):
+        lines[-1:] = ["", md(arrival_line(arrival)), ""]
     if result.problems:
         lines += ["## Files that could not be graded", ""] + [f"- {md(p)}" for p in result.problems] + [""]
     if result.notes:
         lines += ["## Notes", ""] + [f"- {md(n)}" for n in result.notes] + [""]
     lines += ["| question | score |", "|---|---|"]
-    lines += [f"| {md(q)} | {s:g} / {m:g} |" for q, (s, m) in result.question_scores().items()]
+    waits = {f"quiz:{q.quiz_id}": q.pending for q in result.quizzes}
+    lines += [f"| {md(q)} | {points(s, waits.get(q, 0))} / {m:g} |"
+              for q, (s, m) in result.question_scores().items()]
     lines += mistakes_summary(plan)
+    blank = blank_assignments(result)
+    if blank:  # one line, not one "not implemented yet" per check
+        lines += ["", student_line(result, blank)]
     current = None
     for test in result.tests:
-        if test.visibility == "hidden":
+        if test.visibility == "hidden" or test.assignment in blank:
             continue
         if test.assignment != current:
             current = test.assignment
@@ -59,8 +82,7 @@ def feedback_markdown(result: StudentResult) -> str:
         elif test.output:  # a grader problem, or a pass that says where the mistake it saw is charged
             lines += quoted([test.output])
     for quiz in result.quizzes:
-        waiting = f"; {quiz.pending:g} waiting for your instructor's review" if quiz.pending else ""
-        lines += ["", f"## Quiz: {md(quiz.quiz_id)} ({quiz.score:g} / {quiz.max_score:g}{waiting})", ""]
+        lines += ["", f"## Quiz: {md(quiz.quiz_id)} ({score_text(quiz)})", ""]
         if quiz.problem:
             lines.append(f"- {md(quiz.problem)}")
             continue

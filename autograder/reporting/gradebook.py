@@ -3,7 +3,9 @@ points waiting for the instructor's review: neither earned nor lost yet, so not 
 
 When the class came from a platform that knows its students (a Canvas download, a Gradescope export), the
 identity columns it filled (`name`, `email`, `sid`, `lms_user_id`) follow `student_id`, so the gradebook
-joins to a roster; a class of plain folders has none, and score, max_score and pending stay last."""
+joins to a roster; a class of plain folders has none, and score, max_score and pending stay last. Then, where
+the platform says, when the work arrived: `submitted_at` (Gradescope's and nbgrader's time) and `late`
+("yes"/"no": Canvas marks late uploads, nbgrader has due dates, `--due` gives one; blank where not known)."""
 from __future__ import annotations
 
 import csv
@@ -26,6 +28,7 @@ def question_columns(results: list[StudentResult]) -> list[str]:
 
 
 IDENTITY_COLUMNS = ("name", "email", "sid", "lms_user_id")
+ARRIVAL_COLUMNS = ("submitted_at", "late")
 
 
 def gradebook_csv(results: list[StudentResult], identities: Mapping | None = None) -> str:
@@ -33,14 +36,18 @@ def gradebook_csv(results: list[StudentResult], identities: Mapping | None = Non
     columns = question_columns(results)
     known = {sid: identity.columns() for sid, identity in (identities or {}).items()}
     extra = [c for c in IDENTITY_COLUMNS if any(row.get(c) for row in known.values())]
+    arrivals = {sid: identity.arrival() for sid, identity in (identities or {}).items()
+                if hasattr(identity, "arrival")}
+    extra_arrival = [c for c in ARRIVAL_COLUMNS if any(row.get(c) for row in arrivals.values())]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student_id", *extra, *map(safe_cell, columns), "score", "max_score", "pending"])
+    writer.writerow(["student_id", *extra, *map(safe_cell, columns), "score", "max_score", "pending", *extra_arrival])
     for result in results:
         per_question = result.question_scores()
         who = known.get(result.student_id, {})
         writer.writerow([safe_cell(result.student_id), *(safe_cell(who.get(c, "")) for c in extra),
                          *(f"{per_question.get(c, (0, 0))[0]:g}" for c in columns),
                          f"{result.score:g}", f"{result.max_score:g}",
-                         f"{sum(q.pending for q in result.quizzes):g}"])
+                         f"{sum(q.pending for q in result.quizzes):g}",
+                         *(safe_cell(arrivals.get(result.student_id, {}).get(c, "")) for c in extra_arrival)])
     return out.getvalue()

@@ -14,15 +14,20 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..gradescope.visibility import KeyRelease, load_release, reveals_key
-from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult
+from ..quiz.outcome import REVIEWED
+from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult, safe_text
 from ..sandbox.isolation import notice
+from .blank import blank_assignments, student_line
 from .escape import markdown_paragraphs, one_line
 from .explain import count, failure_lines, label, plan_explanations, points
+from .feedback import arrival_line
 
 
-
-def results_json(result: StudentResult, release: KeyRelease | None = None) -> dict:
+def results_json(result: StudentResult, release: KeyRelease | None = None, arrival: dict | None = None) -> dict:
+    """`arrival`: {"submitted_at", "late"} as the platform said (reporting/provisional.arrival); kept in
+    extra_data, and a late submission is named in the output the student reads."""
     release = release or kit_release()
+    arrival = arrival or {}
     plan = plan_explanations(result)  # a diagnosed mistake is explained once; its other failures point back
     tests = []
     for t in result.tests:
@@ -45,18 +50,25 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
         tests.append({"name": "Isolation of student code (instructors only)", "score": 0.0, "max_score": 0.0,
                       "status": "failed" if result.isolation == "rlimits" else "passed", "output": isolation,
                       "visibility": "hidden", "tags": ["isolation"]})
-    notes = list(result.problems) + list(result.notes)
+    notes = [line for line in (arrival_line(arrival),) if line] + list(result.problems) + list(result.notes)
+    blank = blank_assignments(result)
+    before_blank = len(notes)  # the blank-handout line is the kit's own Markdown (assignment names, `code`)
     notes += [f"Mistake found: {m.diagnosis.title} ({points(m.points_lost)} in {count(len(m.tests), 'check')}; "
               f"explained in \"{label(m.anchor)}\")" for m in plan.mistakes if m.anchor.visibility == "visible"]
     if any(t.status == GRADER_ERROR for t in result.tests):
         notes.append("Some checks hit a grader problem; your instructor will review them.")
-    pending = sum(q.pending for q in result.quizzes)
+    notes += reviewed_notes(result.quizzes)
+    pending = round(sum(q.pending for q in result.quizzes), 6)
     if pending:
-        notes.append(f"{pending:g} quiz points wait for your instructor's review: not lost, not yet earned.")
+        notes.append(f"Score {result.score:g} + {pending:g} pending / {result.max_score:g}: {pending:g} quiz points "
+                     "wait for your instructor's review: not lost, not yet earned. The score above does not count "
+                     "them yet; it changes when your instructor regrades.")
     return {
         "score": result.score,
         "max_score": result.max_score,
-        "output": markdown_paragraphs(notes),
+        "output": "\n\n".join(part for part in (markdown_paragraphs(notes[:before_blank]),
+                                                   student_line(result, blank) if blank else "",
+                                                   markdown_paragraphs(notes[before_blank:])) if part),
         "output_format": "md",
         "test_output_format": "md",
         "test_name_format": "text",
@@ -64,8 +76,22 @@ def results_json(result: StudentResult, release: KeyRelease | None = None) -> di
         "stdout_visibility": "hidden",
         "tests": [as_markdown(entry) for entry in tests],
         "extra_data": {"isolation": result.isolation, "isolation_notice": isolation or "",
-                       "fingerprint": result.fingerprint},
+                       "fingerprint": result.fingerprint, "pending": pending,
+                       "late": {"yes": True, "no": False}.get(arrival.get("late", "")),
+                       "submitted_at": safe_text(arrival.get("submitted_at", ""), 64)},  # as stored
     }
+
+
+def reviewed_notes(quizzes) -> list[str]:
+    """What a regrade with the instructor's review decisions changed, in words that give no answer away: the
+    scores of those answers are in the quiz's own entry, released with the keys."""
+    notes = []
+    for quiz in quizzes:
+        reviewed = sum(1 for i in quiz.items if REVIEWED in i.feedback)
+        if reviewed:
+            notes.append(f"Quiz {quiz.quiz_id}: your instructor has scored {count(reviewed, 'answer')} the grader "
+                         f"left to a person; those points are now in your score.")
+    return notes
 
 
 def as_markdown(entry: dict) -> dict:

@@ -1,7 +1,9 @@
 """Who needs help, on what: a student x question table, one cell per gradebook column.
 
 A cell is the share of the question's points the student earned, coloured on a scale that colour-blind
-readers can follow (red through white to blue), with the percentage written in it. Three other states are
+readers can follow (red through white to blue), with the percentage written in it. A quiz whose answers
+wait for review shows the share decided so far and the pending points ("15% +4"), outlined: not a final
+score. A student whose work the platform marked late is marked "late" beside the name. Three other states are
 not scores and look different: the file could not be read (hatched), the part was not attempted (grey, a
 dash), or a check hit a grader problem (dark, "grader"). It is an HTML table, so it is searchable, copyable
 and parseable; the data-* attributes carry the state and share for tools and tests.
@@ -11,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..results import FAILED, GRADER_ERROR, QuizResult, StudentResult, TestResult
-from .class_stats import percent
+from .blank import quiz_not_handed_in
+from .class_stats import CLASS_MEAN, percent
 from .escape import html_text
+from .provisional import mean_points, pending, points, score_text
 
 SCORE, NOT_ATTEMPTED, UNREADABLE, GRADER_PROBLEM = "score", "not-attempted", "unreadable", "grader-problem"
 QUIZ = "quiz:"
@@ -34,6 +38,8 @@ table.heatmap td.student { white-space: nowrap; }
 .not-attempted { background: #e0e0e0; color: #555; }
 .unreadable { background: repeating-linear-gradient(45deg, #bdbdbd 0 4px, #ffffff 4px 8px); font-weight: bold;
   text-shadow: 0 0 2px #fff, 0 0 3px #fff; }
+.pending { outline: 2px dashed #e0a800; outline-offset: -3px; }
+.late { color: #c0392b; font-size: .85em; font-weight: bold; }
 .grader-problem { background: #3b3b3b; color: #fff; font-weight: bold; }
 .legend { display: flex; flex-wrap: wrap; gap: .4em 1.2em; align-items: center; margin: .3em 0 1.2em; }
 .legend .swatch { display: inline-block; min-width: 3.2em; text-align: center; border: 1px solid #ccc;
@@ -47,6 +53,7 @@ class Cell:
     score: float
     max_score: float
     note: str = ""                   # why the cell is in its state, for the tooltip
+    pending: float = 0.0             # quiz points waiting for review: neither earned nor lost
 
     @property
     def share(self) -> float | None:
@@ -71,9 +78,11 @@ def quiz_cell(quiz: QuizResult | None) -> Cell:
     if quiz is None:
         return Cell(NOT_ATTEMPTED, 0.0, 0.0, "no such quiz")
     if quiz.problem:
-        # The quiz package reports a missing answers file as "no answer file ...": not attempted.
-        state = NOT_ATTEMPTED if quiz.problem.startswith("no answer file") else UNREADABLE
+        state = NOT_ATTEMPTED if quiz_not_handed_in(quiz) else UNREADABLE  # no answer file: not attempted
         return Cell(state, quiz.score, quiz.max_score, quiz.problem)
+    if quiz.pending:
+        return Cell(SCORE, quiz.score, quiz.max_score, f"{quiz.pending:g} point(s) wait for your review",
+                    quiz.pending)
     return Cell(SCORE, quiz.score, quiz.max_score)
 
 
@@ -115,7 +124,8 @@ esc = html_text  # escape.py's HTML rule: every text the page did not write itse
 
 
 def cell_html(cell: Cell, student: str, question: str) -> str:
-    tip = f"{student}, {question}: {cell.score:g} / {cell.max_score:g}" + (f" ({cell.note})" if cell.note else "")
+    tip = (f"{student}, {question}: {points(cell.score, cell.pending)} / {cell.max_score:g}"
+           + (f" ({cell.note})" if cell.note else ""))
     if cell.state != SCORE:
         return (f'<td class="cell {cell.state}" data-state="{cell.state}" title="{esc(tip)}">'
                 f"{STATE_TEXT[cell.state]}</td>")
@@ -123,20 +133,28 @@ def cell_html(cell: Cell, student: str, question: str) -> str:
     if share is None:
         return f'<td class="cell" data-state="{SCORE}" title="{esc(tip)}">·</td>'
     background, text = colour(share)
+    if cell.pending:
+        return (f'<td class="cell score pending" data-state="{SCORE}" data-share="{share:.4f}" '
+                f'data-pending="{cell.pending:g}" title="{esc(tip)}" style="background:{background};color:{text}">'
+                f"{100 * share:.0f}% +{cell.pending:g}</td>")
     return (f'<td class="cell score" data-state="{SCORE}" data-share="{share:.4f}" title="{esc(tip)}" '
             f'style="background:{background};color:{text}">{100 * share:.0f}%</td>')
 
 
 def legend_html() -> str:
+    pending = ('<span><span class="swatch pending">15% +4</span>a quiz with answers waiting for your review: the '
+               "share decided so far, plus the points pending</span>")
     stops = "".join(f'<span class="swatch" style="background:{c};color:{"#fff" if i in (0, 4) else "#222"}">'
                     f"{25 * i}%</span>" for i, c in enumerate(SCALE))
     states = "".join(f'<span><span class="swatch {state}">{STATE_TEXT[state]}</span>{esc(text)}</span>'
                      for state, text in LEGEND.items())
     return (f'<div class="legend" id="heatmap-legend"><span>{stops} share of the question\'s points</span>'
-            f"{states}</div>")
+            f"{states}{pending}</div>")
 
 
-def heatmap_html(results: list[StudentResult]) -> str:
+def heatmap_html(results: list[StudentResult], late=()) -> str:
+    """`late`: ids of students whose work the platform marked late."""
+    late = set(late)
     cols = columns(results)
     groups: list[list] = []
     for group, _ in cols:
@@ -149,18 +167,27 @@ def heatmap_html(results: list[StudentResult]) -> str:
             + "".join(f'<th class="q" scope="col">{esc(q.removeprefix(QUIZ))}</th>' for _, q in cols) + "</tr>")
     body, rows = [], grid(results)
     for result, cells in rows:
-        body.append(f'<tr data-student="{esc(result.student_id)}"><td class="student">{esc(result.student_id)}</td>'
-                    + "".join(cell_html(c, result.student_id, q) for c, (_, q) in zip(cells, cols))
-                    + f'<td class="num">{result.score:g} / {result.max_score:g} ({percent(result):.0f}%)</td></tr>')
+        mark = ' <span class="late">late</span>' if result.student_id in late else ""
+        body.append(f'<tr data-student="{esc(result.student_id)}"><td class="student">{esc(result.student_id)}{mark}'
+                    "</td>" + "".join(cell_html(c, result.student_id, q) for c, (_, q) in zip(cells, cols))
+                    + f'<td class="num">{esc(score_text(result))} ({percent(result):.0f}%)</td></tr>')
     return (f'<div class="heatmap-frame"><table class="heatmap" id="heatmap"><thead>{head}</thead>'
             f'<tbody>{"".join(body)}</tbody>{footer(rows, len(cols))}</table></div>' + legend_html())
 
 
 def footer(rows: list[tuple[StudentResult, list[Cell]]], width: int) -> str:
-    """Mean share per question over the students who were scored on it (other states left out)."""
+    """Mean share per question over every student (class_stats.CLASS_MEAN: a part not handed in, blank or
+    unreadable counts 0, a point pending review not yet), and the class mean of the totals under the total
+    column; pending points beside them as the cells show them ("40% +0.5", "45.3 + 0.8 pending")."""
     cells = []
     for index in range(width):
-        shares = [c.share for _, row in rows if (c := row[index]).share is not None]
+        scored = [c for _, row in rows if (c := row[index]).max_score]
+        shares = [c.score / c.max_score for c in scored]
+        waiting = sum(c.pending for c in scored) / len(scored) if scored else 0.0
         cells.append('<td class="cell num">' + (f"{100 * sum(shares) / len(shares):.0f}%" if shares else "—")
-                     + "</td>")
-    return f'<tfoot><tr><th scope="row">class mean (scored)</th>{"".join(cells)}<td></td></tr></tfoot>'
+                     + (f" +{waiting:.2g}" if waiting else "") + "</td>")
+    totals = [result.score for result, _ in rows]
+    waiting = sum(pending(result) for result, _ in rows) / len(rows) if rows else 0.0
+    mean = f'<td class="num">{esc(mean_points(sum(totals) / len(totals), waiting))}</td>' if totals else "<td></td>"
+    return (f'<tfoot><tr><th scope="row" title="{esc(CLASS_MEAN)}">class mean ({esc(CLASS_MEAN)})</th>'
+            f'{"".join(cells)}{mean}</tr></tfoot>')

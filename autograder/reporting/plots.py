@@ -17,10 +17,14 @@ import textwrap
 import warnings
 from collections.abc import Sequence
 
-import matplotlib
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from .matplotlib_home import private_matplotlib_home
+
+private_matplotlib_home()  # before matplotlib is imported: it reads MPLCONFIGDIR once
+
+import matplotlib  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 from .class_stats import LOW_DISCRIMINATION, ItemStats, MistakeStats
 

@@ -6,7 +6,13 @@ a "Points Possible" row (and, in newer exports, a "Manual Posting" row). A submi
 this order, to the SIS Login ID, the SIS User ID, an e-mail (an Email column, or a login that is an
 address: the whole address or its local part), and finally the name, in any order of its words ("lee
 barbara", "Barbara_Lee", "Lee, Barbara"). A match must be unique; everyone else is listed, never guessed. A student read from a platform's download
-is first matched by what the download says: the Canvas user id (the export's ID), the SID, the e-mail.
+is first matched by what the download says: the Canvas user id (the export's ID), the SID (as the SIS User
+ID, else as the Canvas user id), the e-mail.
+Canvas's "Test Student" (the student view's account) is no student: it is left out of the roster.
+
+An export without a column the class's matching needs (SIS Login ID for folders named after logins, SIS
+User ID for SIDs...) is refused before grading (`missing_columns`): otherwise most of the class would drop
+out of canvas.csv in silence.
 """
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from .escape import csv_cell
+from .names import is_test_student, quoted
 
 POINTS_POSSIBLE = "points possible"
 _HEADER_ID = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
@@ -67,7 +74,7 @@ def read_canvas_export(text: str) -> tuple[list[RosterEntry], dict[str, int]]:
     entries = []
     for row in rows[1:]:
         name = row[0].strip() if row else ""
-        if not name or name.casefold().startswith(_NOT_STUDENTS) or not cell(row, "id"):
+        if not name or name.casefold().startswith(_NOT_STUDENTS) or not cell(row, "id") or is_test_student(name):
             continue
         email = row[email_column].strip() if email_column is not None and email_column < len(row) else ""
         entries.append(RosterEntry(name, cell(row, "id"), cell(row, "sis user id"), cell(row, "sis login id"),
@@ -76,11 +83,47 @@ def read_canvas_export(text: str) -> tuple[list[RosterEntry], dict[str, int]]:
     return entries, assignments
 
 
+def export_columns(text: str) -> set[str]:
+    """The columns of a Canvas gradebook export, case-folded."""
+    rows = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    return {c.strip().casefold() for c in next(rows, [])}
+
+
+def missing_columns(columns: set[str], folders: list[str], identities: dict | None = None) -> str | None:
+    """The sentence refusing an export that lacks what matching this class needs, or None. Each student
+    needs one column its keys can be found in: a Canvas user id the ID column; a SID or an e-mail the SIS
+    User ID, SIS Login ID or Email column; a bare folder name the SIS Login ID (folders are named after
+    logins, or after names, which alone match too few)."""
+    identities = identities or {}
+    wanted: dict[str, int] = {}
+    for folder in folders:
+        who = identities.get(folder)
+        if who is not None and getattr(who, "lms_user_id", ""):
+            continue  # the ID column, which every export has
+        usable = (["sis user id"] if getattr(who, "sid", "") else []) \
+            + (["sis login id", "email"] if getattr(who, "email", "") else [])
+        if not usable:
+            usable = ["sis login id"]
+        if not any(c in columns for c in usable):
+            label = " or ".join(_TITLES[c] for c in usable)
+            wanted[label] = wanted.get(label, 0) + 1
+    if not wanted:
+        return None
+    label, count = max(wanted.items(), key=lambda pair: pair[1])
+    return (f"the roster has no {label} column, which matching {count} of the {len(folders)} submission(s) "
+            "needs: export the gradebook with its SIS columns (a role that may see SIS data) or grade "
+            "without --roster.")
+
+
+_TITLES = {"sis user id": "SIS User ID", "sis login id": "SIS Login ID", "email": "Email"}
+
+
 def join_roster(folders: list[str], entries: list[RosterEntry], identities: dict | None = None) -> RosterJoin:
     """`identities` (student id -> what the download said: lms_user_id, sid, email) are tried first: a Canvas
     download carries each student's Canvas ID, a Gradescope export the SID and e-mail."""
     identities = identities or {}
     known = [("Canvas ID", "lms_user_id", lambda e: [e.canvas_id]), ("SIS User ID", "sid", lambda e: [e.sis_user_id]),
+             ("Canvas ID (the SID)", "sid", lambda e: [e.canvas_id]),  # a Gradescope course set up from Canvas
              ("email", "email", lambda e: [_key(a) for a in (e.email, e.sis_login_id) if "@" in a])]
     rules = [
         ("SIS Login ID", lambda e: [_key(e.sis_login_id)]),
@@ -127,7 +170,7 @@ def match_report_csv(join: RosterJoin) -> str:
     for folder, (entry, rule) in join.matched.items():
         row([folder, rule, entry.name, entry.canvas_id, entry.sis_login_id])
     for folder, names in join.ambiguous.items():
-        row([folder, "AMBIGUOUS: " + "; ".join(names), "", "", ""])
+        row([folder, "AMBIGUOUS: " + quoted(names), "", "", ""])
     for folder in join.unmatched:
         row([folder, "NOT IN ROSTER", "", "", ""])
     for entry in join.without_submission:

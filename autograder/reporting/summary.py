@@ -4,12 +4,18 @@ Students' ids, the reasons that quote their files and the skipped entries' names
 (escape.py's `one_line`): a newline or an ANSI escape in a name is shown, never obeyed."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+
 from ..results import StudentResult
 from .attention import Attention, counts, needs_attention
 from .escape import one_line
+from .names import quoted
+from .provisional import (arrival_text, late_students, mean_points, pending, review_banner_text,
+                          score_text)
 from ..sandbox.isolation import notice
-from .class_stats import (diagnosed_mistakes, hardest_tests, score_overview, test_stats, undiagnosed_failures,
-                          weak_isolation)
+from .class_stats import (CLASS_MEAN, diagnosed_mistakes, hardest_tests, score_overview, test_stats,
+                          undiagnosed_failures, weak_isolation)
 
 
 def plain_summary(results: list[StudentResult]) -> str:
@@ -18,10 +24,15 @@ def plain_summary(results: list[StudentResult]) -> str:
         return "Class summary: no students were graded.\n"
     top = overview["max_score"]
     lines = [
-        f"Class summary: {overview['students']} students, mean {overview['mean']:.1f} / {top:g}, "
+        f"Class summary: {overview['students']} students, "
+        f"mean {mean_points(overview['mean'], overview['mean_pending'])} / {top:g} ({CLASS_MEAN}), "
         f"median {overview['median']:g}, full marks {overview['full_marks']}, "
         f"every code test passed {overview['passed_every_test']}",
     ]
+    waiting = [r for r in results if pending(r)]
+    if waiting:
+        lines.append(f"Provisional: {sum(map(pending, waiting)):g} quiz point(s) of {len(waiting)} student(s) wait "
+                     "for review; the scores here leave them out until then")
     flags = {t.test_id for r in results for t in r.tests if t.max_score == 0}  # zero-point flags test no skill
     hardest = hardest_tests([s for s in test_stats(results) if s.test_id not in flags and s.pass_rate is not None
                              and s.pass_rate < 1])  # a test everyone passed is not hard
@@ -43,7 +54,10 @@ def plain_summary(results: list[StudentResult]) -> str:
         students = {student for entry in undiagnosed for student, _ in entry.students}
         lines.append(f"Failed for no diagnosed reason: {sum(len(e.students) for e in undiagnosed)} failure(s) of "
                      f"{len(undiagnosed)} check(s), {len(students)} student(s); listed in the report")
-    lines.append(f"Ungradable submissions: {overview['ungradable']} student(s) with files that could not be graded")
+    lines.append(f"Could not be graded: {overview['ungradable']} student(s) (a file handed in that could not be "
+                 "read or was refused)")
+    if overview["not_handed_in"]:
+        lines.append(f"Not handed in: {overview['not_handed_in']} student(s) without a code file of an assignment")
     lines.append(f"Grader problems (not the students' fault): {overview['grader_problems']} check(s)")
     for mode, students in weak_isolation(results).items():
         lines.append(f"{len(students)} student(s) graded with isolation '{mode}'. {notice(mode)}")
@@ -51,6 +65,18 @@ def plain_summary(results: list[StudentResult]) -> str:
 
 
 SHOWN_STUDENTS = 10  # students listed under "needs your attention" in the terminal; all are in the report
+REASON_WIDTH = 110   # characters of a reason in the terminal; every reason is whole in summary.txt and the report
+
+
+def shortened(text: str, width: int) -> str:
+    """`text` whole when it fits, else cut at the last space that leaves room for " …" (a word is never cut
+    unless it alone is wider than the line)."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1].rstrip()
+    head = cut.rsplit(" ", 1)[0] if " " in cut else cut[: width - 2]
+    return head.rstrip(" ,;:") + " …"
 
 
 def distribution(results: list[StudentResult], bands: int = 5, width: int = 30) -> list[str]:
@@ -80,7 +106,8 @@ def attention_lines(found: list[Attention], skipped: list[str], full_list: str) 
         for student, items in list(students.items())[:SHOWN_STUDENTS]:
             first = items[0]
             more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
-            lines.append(f"  {one_line(student)}: {first.kind}: {one_line(first.reason)[:110]}{more}")
+            reason = shortened(one_line(first.reason), REASON_WIDTH)
+            lines.append(f"  {one_line(student)}: {first.kind}: {reason}{more}")
         if len(students) > SHOWN_STUDENTS:
             lines.append(f"  ... and {len(students) - SHOWN_STUDENTS} more student(s): every one in {full_list}")
     else:
@@ -98,21 +125,38 @@ def closing_summary(results: list[StudentResult], skipped: list[str], full_list:
     return "\n".join(lines) + "\n"
 
 
-def full_table(results: list[StudentResult], skipped: list[str]) -> str:
-    """summary.txt: every student's score, then everything that needs attention, then what was skipped."""
+def full_table(results: list[StudentResult], skipped: list[str], identities: Mapping | None = None,
+               notes: list[str] = (), out: Path | None = None) -> str:
+    """summary.txt: every student's score (with quiz points pending review beside it) and when the work
+    arrived where the platform says, then everything that needs attention, then what was skipped; `notes`
+    (what to know about canvas.csv) close it."""
     names = {r.student_id: one_line(r.student_id) for r in results}
     width = max([len(name) for name in names.values()] + [7])
-    lines = [f"{'student':<{width}}  {'score':>15}  needs attention"]
+    scores = {r.student_id: score_text(r) for r in results}
+    score_width = max([len(text) for text in scores.values()] + [5])
+    arrivals = {r.student_id: one_line(arrival_text(identities, r.student_id)) for r in results}
+    arrived = max([len(text) for text in arrivals.values()] + [0])
+    when = f"  {'arrived':<{max(arrived, 7)}}" if arrived else ""
+    lines = [f"{'student':<{width}}  {'score':>{score_width}}{when}  needs attention"]
+    banner = review_banner_text(results, out)
     found: dict[str, list[Attention]] = {}
     for item in needs_attention(results):
         found.setdefault(item.student, []).append(item)
     for result in results:
         items = found.get(result.student_id, [])
-        lines.append(f"{names[result.student_id]:<{width}}  {result.score:>7g} / {result.max_score:<5g}  "
-                     f"{len(items) or ''}")
+        shown = f"  {arrivals[result.student_id]:<{max(arrived, 7)}}" if arrived else ""
+        lines.append(f"{names[result.student_id]:<{width}}  {scores[result.student_id]:>{score_width}}{shown}  "
+                     f"{len(items) or ''}".rstrip())
+    late = late_students(identities)
+    if late:
+        lines += ["", f"Submitted late ({len(late)}): {quoted(late)}"]
+    if banner:
+        lines += ["", banner]
     lines += ["", "Needs your attention (every student, every reason):"]
     lines += [f"  {one_line(a.student)}: {a.kind}: {one_line(a.reason)}" for items in found.values() for a in items] \
         or ["  nobody"]
     if skipped:
         lines += ["", "Not a student's submission, so not graded:"] + [f"  {one_line(line)}" for line in skipped]
+    if notes:
+        lines += ["", *map(one_line, notes)]
     return "\n".join(lines) + "\n"

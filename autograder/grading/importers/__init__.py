@@ -22,9 +22,15 @@ class Identity:
     email: str = ""
     sid: str = ""            # the institution's student id (Gradescope's SID)
     lms_user_id: str = ""    # Canvas's user id: the `ID` column of its gradebook export
+    late: bool | None = None  # what the platform says (Canvas marks late uploads); None: it does not say
+    submitted_at: str = ""   # when the graded work was handed in, as the platform wrote it (ISO 8601)
 
     def columns(self) -> dict[str, str]:
         return {"name": self.name, "email": self.email, "sid": self.sid, "lms_user_id": self.lms_user_id}
+
+    def arrival(self) -> dict[str, str]:
+        """The `submitted_at` and `late` cells: "yes"/"no" where the platform says, "" where it does not."""
+        return {"submitted_at": self.submitted_at, "late": {True: "yes", False: "no"}.get(self.late, "")}
 
 
 @dataclass

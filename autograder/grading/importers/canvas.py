@@ -95,7 +95,8 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
         for upload in sorted(mine, key=lambda u: (u.version, u.attachment)):
             latest[upload.file] = upload
         resubmitted += len(latest) < len(mine)
-        late += any(u.late for u in latest.values())
+        is_late = any(u.late for u in latest.values())
+        late += is_late
         target = stage / "canvas" / result_stem(student_id)
 
         def read(target=target, latest=latest, student_id=student_id):
@@ -103,7 +104,7 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
                 _place(upload.path, target / file)
             return read_student(student_id, target, stage, assignments, stubs)
         submissions.append(walled(student_id, assignments, read))
-        identities[student_id] = Identity(lms_user_id=user)  # <name> is the student id already
+        identities[student_id] = Identity(lms_user_id=user, late=is_late)  # <name> is the student id already
     students = len(submissions)
     summary = (f"Canvas download: {len(uploads)} files from {students} students; latest resubmission kept for "
                f"{resubmitted}" + (f"; {late} submitted late" if late else ""))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..submissions import (Submission, discover, is_graded_name, not_graded_entries, read_submission, refused,
                            result_stem, submission_root, visible, walled)
+from ..quiz_files import find_quiz_files
 from . import ClassImport
 from .zips import Refused, unpack
 
@@ -34,7 +35,10 @@ def read_student(student_id: str, folder: Path, stage: Path, assignments: list[s
     if not archives:
         return read_submission(student_id, folder, assignments, stubs)
     newest = max(archives, key=lambda p: (p.stat().st_mtime_ns, p.name))
-    return read_zip(student_id, newest, stage, assignments, stubs, others=len(archives) - 1)
+    submission = read_zip(student_id, newest, stage, assignments, stubs, others=len(archives) - 1)
+    beside, _ = find_quiz_files(folder, root, [])  # quiz files uploaded beside the zip (Canvas: one upload each)
+    extra = {name: path for name, path in beside.items() if name not in submission.quiz_files}
+    return replace(submission, quiz_files={**submission.quiz_files, **extra}) if extra else submission
 
 
 def read_zip(student_id: str, archive: Path, stage: Path, assignments: list[str], stubs: dict[str, dict[str, str]],
@@ -54,7 +58,7 @@ def read_zip(student_id: str, archive: Path, stage: Path, assignments: list[str]
     if assignments:
         first = files[assignments[0]]
         files[assignments[0]] = replace(first, notes=(note,) + first.notes)
-    return Submission(student_id, files, submission.quiz_folder)
+    return Submission(student_id, files, submission.quiz_folder, submission.quiz_files)
 
 
 def import_folders(submissions: Path, stage: Path, assignments: list[str],

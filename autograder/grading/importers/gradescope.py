@@ -4,7 +4,8 @@
 The metadata is written by Ruby: its keys are often symbols (`:submitters:`, `:name:`, `:sid:`,
 `:email:`), sometimes plain words; both are read. A submission with several submitters (a group) gives
 each submitter a row, graded on the same files. The student id is the submitter's name (with the SID
-added when two share a name); name, e-mail and SID go into the gradebook.
+added when two share a name); name, e-mail, SID and the submission time (`:created_at:`) go into the
+gradebook. The export does not say which submissions were late (it has no due date), so `late` stays blank.
 
 The metadata is read with the bounded parser (autograder/bounded.py): nesting, long numbers (kept as text)
 and names (one line, at most MAX_NAME_CHARS characters) are bounded. A metadata file that cannot be read
@@ -18,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from ...bounded import MAX_DEPTH, BoundedYamlText, TooComplex, plain_name
+from ...results import safe_text
 from ..submissions import visible, walled
 from . import ClassImport, Identity
 from .folders import read_student
@@ -94,8 +96,10 @@ def _entry_by_entry(text: str) -> dict[str, list[Identity] | str]:
 
 def _submitters(entry) -> list[Identity]:
     submitters = entry.get("submitters") if isinstance(entry, dict) else None
+    when = entry.get("created_at") if isinstance(entry, dict) else None
+    when = safe_text(when.isoformat() if hasattr(when, "isoformat") else plain_name(when), 64)  # YAML may parse it
     return [Identity(name=plain_name(person.get("name")), email=plain_name(person.get("email")),
-                     sid=plain_name(person.get("sid")))
+                     sid=plain_name(person.get("sid")), submitted_at=when)
             for person in (submitters if isinstance(submitters, list) else []) if isinstance(person, dict)]
 
 

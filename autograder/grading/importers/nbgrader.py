@@ -3,14 +3,21 @@ beside `source/`, `release/`, `autograded/`, `feedback/` and `gradebook.db`, non
 
 Each `submitted/<student>` folder is read as a student folder: an assignment folder named like the kit's
 assignment, or the single assignment folder nbgrader made, is found as in any student folder (a
-`timestamp.txt` beside the notebooks is nbgrader's and is not mentioned)."""
+`timestamp.txt` beside the notebooks is nbgrader's and is not mentioned). The latest of a student's
+timestamps is kept as the submission time.
+
+The course's gradebook.db is read (read-only, nbgrader_db.py) for each student's name, e-mail and LMS user
+id, so canvas.csv and the roster join can use them, and for the due dates that say who was late. A database
+that cannot be read is said in the summary line and changes nothing else."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..submissions import visible
-from . import ClassImport
+from ...results import safe_text
+from . import ClassImport, Identity
 from .folders import import_folders
+from .nbgrader_db import lateness, read_gradebook
 
 SUBMITTED = "submitted"
 COURSE_PARTS = {"source", "release", "autograded", "feedback", "gradebook.db", "nbgrader_config.py", "exchange",
@@ -30,4 +37,38 @@ def import_nbgrader(folder: Path, stage: Path, assignments: list[str], stubs: di
     parts = sorted({e.name for e in visible(folder)} & COURSE_PARTS)
     summary = (f"nbgrader course: {len(found.submissions)} students in {SUBMITTED}/"
                + (f" ({', '.join(parts)} are the course's, not students)" if parts else ""))
-    return ClassImport("nbgrader course", found.submissions, summary, {}, found.skipped)
+    gradebook = read_gradebook(folder / "gradebook.db")
+    if gradebook.students:
+        summary += "; names, e-mails and LMS user ids read from gradebook.db"
+    elif gradebook.trouble:
+        summary += f"; gradebook.db not read ({gradebook.trouble})"
+    identities, late, unknown = {}, 0, 0
+    for submission in found.submissions:
+        stamps = timestamps(folder / SUBMITTED / submission.student_id)
+        when = max(stamps.values(), default="")
+        is_late = lateness(gradebook, submission.student_id, stamps)
+        late += bool(is_late)
+        unknown += is_late is None
+        who = gradebook.students.get(submission.student_id, Identity())
+        if when or who != Identity():
+            identities[submission.student_id] = Identity(who.name, who.email, "", who.lms_user_id, is_late, when)
+    if gradebook.due:
+        summary += f"; due dates from gradebook.db: {late} submitted late" + (
+            f", {unknown} not known (an extension, or a folder with no due date)" if unknown else "")
+    return ClassImport("nbgrader course", found.submissions, summary, identities, found.skipped)
+
+
+def timestamps(student: Path) -> dict[str, str]:
+    """Each assignment folder's `timestamp.txt` (the key is the folder's name, "" for one at the top), as
+    nbgrader wrote it."""
+    found = {}
+    for stamp in (student / "timestamp.txt", *sorted(student.glob("*/timestamp.txt"))):
+        try:
+            if stamp.is_file() and not stamp.is_symlink() and not stamp.parent.is_symlink():
+                with open(stamp, encoding="utf-8", errors="replace") as handle:
+                    text = safe_text(" ".join(handle.read(64).split()), 40)
+                if text:
+                    found["" if stamp.parent == student else stamp.parent.name] = text
+        except OSError:
+            continue
+    return found
