@@ -487,3 +487,39 @@ def test_every_setting_finished(corpus):
 @pytest.mark.parametrize("setting", [pytest.param(s, id=s.name) for s in SETTINGS if unavailable(s)])
 def test_settings_this_machine_cannot_test(setting):
     pytest.skip(f"the {setting.name} setting did not run here: {unavailable(setting)}")
+
+
+@pytest.mark.parametrize("mode", SETTING_PARAMS)
+def test_student_text_is_inert_in_every_output(corpus, mode, monkeypatch):
+    """Whatever the attackers printed, raised or returned in this setting reaches every renderer inert: the
+    feedback and Gradescope outputs parse as Markdown with no live link, image or HTML; the report holds no
+    element or handler a student made; CSV cells never run as formulas and every row is one line; the summary
+    has one line per student (tests/test_escaping.py holds the rule per renderer; this is the real corpus)."""
+    from autograder.reporting import class_report
+    from autograder.reporting.canvas import canvas_csv
+    from autograder.reporting.feedback import feedback_markdown
+    from autograder.reporting.gradebook import gradebook_csv
+    from autograder.reporting.gradescope import results_json
+    from autograder.reporting.summary import full_table
+    from tests.test_escaping import ALLOWED_TAGS, assert_inert_markdown, assert_no_formula, hidden_in, read_csv
+    from tests.html_tree import parse_html
+
+    run = run_of(corpus, mode)
+    results = [run.results[sid] for sid in run.ids]
+    markup = run.results[attacker_id(next(m for m in ATTACKS if short(m) == "markup_text"))]
+    assert "markup-attack" in everything_said(markup)  # the payload reached the results: the renderers see it
+    for result in results:
+        assert_inert_markdown(feedback_markdown(result))
+        for entry in results_json(result)["tests"]:
+            assert_inert_markdown(entry.get("output") or "")
+    monkeypatch.setattr(class_report, "charts", lambda results: None)  # images of the kit's own labels
+    document = parse_html(class_report.class_report_html(results))
+    elements = list(document.iter())
+    assert {e.tag for e in elements} <= ALLOWED_TAGS
+    assert not [(e.tag, a) for e in elements for a in e.attrs if a.startswith("on")]
+    for text in (gradebook_csv(results), canvas_csv(results)):
+        rows = read_csv(text)
+        assert len(text.splitlines()) == len(rows)
+        assert_no_formula(rows)
+    table = full_table(results, [])
+    assert not hidden_in(table) and "Class summary: everyone 0" not in table.splitlines()
