@@ -10,7 +10,7 @@ DUE ?=
 N ?= 200
 
 .PHONY: help setup test grade review assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
-        sweep mutants sandbox-tools browser-tools clean \
+        sweep mutants sandbox-tools browser-tools clean quiz-learn bench-learn \
         report-screenshots
 
 help:
@@ -26,6 +26,8 @@ help:
 	@echo "make bench-startup                start-up profile (classes of 1, 10, 80, 1000) and one submission vs import torch"
 	@echo "make bench-empty [EMPTY=10000]    time grading a class of empty folders (no sandbox needed)"
 	@echo "make bench-review [REVIEW_CLASS=200]  clear a class's quiz review in headless Chromium; prints the minutes"
+	@echo "make quiz-learn OUT=dir [WRITE=1]  what the finished review in OUT teaches the quizzes (a diff; WRITE=1 writes it)"
+	@echo "make bench-learn [FROM=set GRADE=set]  one labelled set's review learned, another set graded before and after"
 	@echo "make bench-tests                  each hidden test's time per student (cProfile, reference solutions)"
 	@echo "make bench-watch                  what the kernel watch costs one probe, and what a dispatch-level mode would"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
@@ -124,6 +126,15 @@ REVIEW_CLASS ?= 200
 bench-review: setup
 	ATTNKIT_REVIEW_CLASS=$(REVIEW_CLASS) $(PY) -m pytest -q -s -p no:xdist \
 		"tests/quiz/test_quiz_review_page.py::test_a_teacher_clears_a_class_review_with_the_keyboard"
+
+quiz-learn: $(STAMP)
+	@test -n "$(OUT)" || { echo "make quiz-learn OUT=dir: the graded class whose review.yaml to learn from"; exit 2; }
+	$(PY) -m autograder.quiz learn "$(OUT)" $(if $(WRITE),--write)
+
+FROM ?= heldout6_answers.yaml
+GRADE ?= heldout7_answers.yaml
+bench-learn: setup
+	$(PY) bench/learn_bench.py --learn-from $(FROM) --grade $(GRADE)
 
 EMPTY ?= 10000
 bench-empty: setup

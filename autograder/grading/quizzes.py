@@ -18,7 +18,7 @@ from ..quiz.answers import read_answer_sheet
 from ..quiz.code_answers import CodeAnswer, CodeEvaluator, prepare
 from ..quiz.grade import _is_blank, _zero_result, answer_file_name, answer_path, grade_quiz
 from ..quiz.model import QuizFormatError
-from ..quiz.review import QUEUE, REVIEW_FILE, load_decisions, write_queue
+from ..quiz.review import NOTED, QUEUE, REVIEW_FILE, load_decisions, write_noted, write_queue
 from ..results import QuizItem, QuizResult
 
 CODE_CACHE = Path(".state") / "quiz" / "code-verdicts.json"  # not .state/*.json: those are student results
@@ -64,6 +64,9 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
     queue = _queue(graded)
     if queue or (out_dir / QUEUE).exists():  # nothing to review and nothing to clear: OUT stays as it was
         write_queue(out_dir, queue)
+    noted = _noted(graded)
+    if noted or (out_dir / NOTED).exists():
+        write_noted(out_dir, noted)
     converted: dict[int, QuizResult] = {}  # a shared zero result naming no folder is converted once
 
     def convert_once(result, folder: Path, sid: str) -> QuizResult:
@@ -176,6 +179,19 @@ def _queue(graded: dict) -> dict:
                                            **_suggestion(item)})
                     entry["students"].append(sid)
     return pending
+
+
+def _noted(graded: dict) -> dict:
+    """Answers scored by their choice alone beside a reason that may contradict the key (`reasons: choice`)."""
+    noted: dict = {}
+    for sid, results in sorted(graded.items()):
+        for result in results:
+            for item in (i for i in result.items if i.noted):
+                entry = noted.setdefault(result.quiz_id, {}).setdefault(item.question_id, {}).setdefault(
+                    " ".join(str(item.given).casefold().split()), {"answer": str(item.given), "students": [],
+                                                                   "why": item.noted})
+                entry["students"].append(sid)
+    return noted
 
 
 def _suggestion(item) -> dict:

@@ -2,11 +2,14 @@
 
 A multiple-choice answer may be the option's letter ("b", "(b)", "B.", "b,", "option b"), the letter with its
 text ("b) the decoder", "c) O(n²)"), the text alone (articles aside: "a weighted sum of the values"), or its
-place ("the second one"). A letter whose text belongs to another option is a contradiction a person settles,
-and so is an answer that names no option (a paraphrase): only an answer naming two options scores 0 on its
-own. A true/false answer may be written in any of the quiz's languages ("vrai", "verdadero", "falsch"), with
-one typo in a long word ("verdadeiro"), hedged ("probably false?", "true I think"), negated ("not true",
-"it's not the case", "no es verdad", "nicht wahr") or followed by a reason ("False: the softmax does that").
+place ("the second one"). An answer that names several options ("a or c") is one the kit scores 0 (one option
+is asked for); anything else that is not exactly one option is read by a person, never scored 0 by the kit: a
+letter whose text belongs to another option, an answer that names no option (a paraphrase), a sign beside it
+the reader does not know ("b ✗" may mean "not b"). A true/false answer may be written in any
+of the quiz's languages ("vrai", "verdadero", "falsch", "vero", "verdadeiro"), as a mark or a digit ("✓", "✗",
+"1", "0"), with one typo in a long word ("verdadeiro"), hedged ("probably false?", "true I think"), negated
+("not true", "it's not the case", "no es verdad", "nicht wahr", "non è vero") or followed by a reason
+("False: the softmax does that").
 Words after the choice or verdict come back as its `reason`: grading decides whether it turns anything
 (reasons.py). An answer that says both ways, or opens the verdict ("partly", "depends", "not always"), goes
 to a person.
@@ -14,40 +17,36 @@ to a person.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Iterable
 
 from .meaning import slip
+from .languages import (DEFAULT_LANGUAGES, LANGUAGES, MARKS, VERDICT_TOKEN as _VTOKEN,  # noqa: F401
+                        VERDICT_WORDS, plain as _plain, unread_sign, verdict_words)
 from .normalize import normalize_answer
 
-LANGUAGES = ("en", "fr", "es", "de")
-DEFAULT_LANGUAGES = LANGUAGES
-
-VERDICT_WORDS: dict[str, dict[bool, tuple[str, ...]]] = {
-    "en": {True: ("true", "t", "yes", "y", "yep", "yeah", "yup", "correct", "right"),
-           False: ("false", "f", "no", "n", "nope", "nah", "incorrect", "wrong", "untrue")},
-    "fr": {True: ("vrai", "v", "oui", "exact", "correct"), False: ("faux", "non", "incorrect", "inexact")},
-    "es": {True: ("verdadero", "verdadera", "verdad", "v", "cierto", "cierta", "si", "correcto"),
-           False: ("falso", "falsa", "no", "incorrecto")},
-    "de": {True: ("wahr", "w", "ja", "richtig", "stimmt"), False: ("falsch", "nein", "unwahr")},
-}
 # Words that leave a verdict open: such an answer is read by a person.
 _OPENERS = frozenset({"never", "partly", "partially", "both", "depends", "always", "sometimes", "usually",
                       "mostly", "quite", "half", "teilweise", "parfois", "depende", "kommt"})
 # One word that turns the verdict after it ("not true", "pas vrai", "nicht wahr", "isn't true").
 _NEGATORS = frozenset({"not", "pas", "nicht"})
+# A verdict word of its own that turns the verdict after it: Italian "non è vero", Portuguese "não é verdade"
+_NEGATING_NO = frozenset({"non", "nao"})
 # Words that may stand beside a verdict without saying anything more ("it's true", "the statement is false").
 _BARE = frozenset({"it", "its", "s", "is", "that", "thats", "this", "the", "statement", "answer", "my", "i", "say",
                    "c", "est", "cest", "es", "das", "ist", "la", "respuesta", "reponse", "antwort", "definitely",
-                   "ce", "n", "ne", "lo", "eso", "esto", "so", "sure", "totally", "completely", "absolutely"})
+                   "ce", "n", "ne", "lo", "eso", "esto", "so", "sure", "totally", "completely", "absolutely",
+                   "e", "questo", "cio", "risposta", "isso", "isto", "resposta", "a"})
 # Said beside a verdict, these only say how sure the student is: "probably false?", "true, I think".
 _HEDGE_HEAD = re.compile(r"^(?:(?:hmm+|um+|uh+|well|ok(?:ay)?)\s*[,.]?\s*)?"
                          r"(?:i\s+(?:think|guess|believe)(?:\s+so)?|i(?:\s+would|\s*['’]\s*d|\s+d)\s+say|hmm+|um+|uh+|well|"
                          r"probably|maybe|perhaps|je\s+(?:pense|crois)"
                          r"(?:\s+que)?|peut\s*-?\s*etre|probablement|creo(?:\s+que)?|quizas?|probablemente|"
-                         r"ich\s+glaube|vielleicht|wahrscheinlich)\s*[,:]?\s+")
+                         r"ich\s+glaube|vielleicht|wahrscheinlich|penso(?:\s+che)?|credo(?:\s+che)?|forse|"
+                         r"probabilmente|acho(?:\s+que)?|talvez|provavelmente)\s*[,:]?\s+")
 _HEDGE_TAIL = re.compile(r"(?:[\s,;:.!?-]*\b(?:i\s+think(?:\s+so)?|i\s+guess|i\s+believe|probably|maybe|not\s+(?:100\s*%\s*)?"
-                         r"sure|je\s+pense|je\s+crois|creo|glaube\s+ich|oder))?[\s?.!]*$")
+                         r"sure|je\s+pense|je\s+crois|creo|glaube\s+ich|oder|penso|credo|forse|acho))?[\s?.!]*$")
 # Where a verdict ends and its reason starts: punctuation, a spaced dash, or a word that gives a cause.
 _REASON_START = re.compile(r"\s*(?:[,;:!?.()]|\s[-–—]+\s|[-–—]+\s)\s*|\s+(?=(?:because|since|as|car|parce|porque|"
                            r"puesto|weil|denn)\b)")
@@ -67,33 +66,13 @@ _PLACE = re.compile(r"^(?:the|la|le|el|die|der|das)?\s*([a-z0-9]+)\s*(?:one|opti
 _ARTICLES = frozenset("the a an le la les l un une el los las una der die das ein eine".split())
 
 
-def verdict_words(languages: Iterable[str], extra: dict[bool, Iterable[str]] | None = None) -> dict[str, bool]:
-    """Word -> verdict for the quiz's languages plus its own words; a word both ways is dropped."""
-    words: dict[str, set[bool]] = {}
-    for language in languages:
-        for value, spelled in VERDICT_WORDS[language].items():
-            for word in spelled:
-                words.setdefault(_plain(word), set()).add(value)
-    for value, spelled in (extra or {}).items():
-        for word in spelled:
-            words.setdefault(_plain(word), set()).add(value)
-    return {word: next(iter(values)) for word, values in words.items() if len(values) == 1}
-
-
-def _plain(text: str) -> str:
-    import unicodedata
-
-    decomposed = unicodedata.normalize("NFKD", str(text).casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).strip()
-
-
 @dataclass(frozen=True)
 class Reading:
     """What an answer says: a choice (option id, or True/False), or why a person must read it. `reason`: the
     words written after the choice, for grading to weigh (empty when there are none)."""
     value: object = None
-    unclear: str = ""      # set: a person decides (the answer says something, but not one clear thing)
-    unreadable: str = ""   # set: the answer is none of the options / no verdict at all
+    unclear: str = ""      # set: a person decides (not one clear choice: none, several, or a sign not read)
+    several: tuple = ()    # the options an answer names when it names several and nothing else ("a or c")
     reason: str = ""
     restated: bool = False  # the answer writes the chosen option's whole text, not the letter alone
 
@@ -127,11 +106,18 @@ def _shuffled(word: str, known: str) -> bool:
 
 def _head_verdict(head: str, words: dict[str, bool]) -> tuple[bool | None, str]:
     """The verdict a few words state ("it's not true", "no es verdad", "falsch"), or None and why not."""
-    tokens = _WORD.findall(head)
+    unread = re.sub(r"[\s'’-]", "", _VTOKEN.sub("", head))
+    if unread:  # "true 👎", "false 2", "vero ×": a sign beside the verdict may take it back
+        return None, f"{unread[:10]!r} beside the verdict"
+    tokens = _VTOKEN.findall(head)
+    if not tokens:
+        return None, "no single verdict"
     if _NOT_THE_CASE.match(" ".join(tokens)):
         return _NOT_THE_CASE.match(" ".join(tokens)).group(1) is None, ""
     if tokens[:2] == ["no", "es"] and len(tokens) > 2:  # Spanish "no es verdad": the "no" negates
         tokens = ["not"] + tokens[1:]
+    if tokens[0] in _NEGATING_NO and any(t in words and t not in _NEGATING_NO | {"no"} for t in tokens[1:]):
+        tokens = ["not"] + tokens[1:]  # "non è vero", "não é verdade"
     if tokens in (["stimmt", "nicht"], ["das", "stimmt", "nicht"]):  # German puts "nicht" after the verb
         tokens = ["nicht", "stimmt"]
     tokens = ["nicht" if t in ("keineswegs", "keinesfalls") else t for t in tokens]  # "keineswegs wahr"
@@ -141,7 +127,8 @@ def _head_verdict(head: str, words: dict[str, bool]) -> tuple[bool | None, str]:
             if values:  # "true not" says nothing plain
                 return None, "a negation after the verdict"
             negators += 1
-        elif token in words and (len(token) > 1 or len(tokens) == 1):  # "n" alone is "no"; in "n'est", French
+        elif token in words and (len(token) > 1 or len(tokens) == 1 or not token.isalpha()):
+            # "n" alone is "no"; in "n'est", French. A mark or a digit is read wherever it stands
             values.append(words[token])
         elif token in _OPENERS:
             return None, "it leaves the verdict open"
@@ -159,16 +146,26 @@ def read_verdict(given: object, words: dict[str, bool], statement: str = "") -> 
     """`statement`: the claim the question asks about; "not always" of "X is always Y" denies it (false)."""
     if isinstance(given, bool):
         return Reading(given)
+    if isinstance(given, int) and given in (0, 1):  # a YAML 1 or 0
+        return Reading(bool(given))
     if not isinstance(given, str):
-        return Reading(unreadable=f"Answer with true or false (got {given!r}).")
-    text = re.sub(r"n['’]t\b", " not", _plain(" ".join(given.split())))
+        return Reading(unclear=f"The grader could not read {given!r} as true or false")
+    sign = unread_sign(given, (statement,))
+    if sign:
+        return Reading(unclear=f"{given.strip()!r} has a sign the grader does not read ({sign})")
+    # a superscript, circled or fraction number ("¹", "①") would fold into a digit: kept as a sign nothing reads
+    kept = "".join("¤" if unicodedata.category(c) == "No" and c not in statement else c for c in given)
+    text = re.sub(r"n['’]t\b", " not", _plain(" ".join(kept.split())))
     text = _HEDGE_TAIL.sub("", _HEDGE_HEAD.sub("", text), count=1).strip()
     denial = _denial(text, statement, words)
     if denial is not None:
         return denial
-    if not [t for t in _WORD.findall(text) if t in words or _one_typo(t, words)] and not _NOT_THE_CASE.match(
+    if not [t for t in _VTOKEN.findall(text) if t in words or _one_typo(t, words)] and not _NOT_THE_CASE.match(
             " ".join(_WORD.findall(text))):
         return Reading(unclear=f"The grader could not read {given.strip()!r} as true or false")
+    number = re.match(r"[-+]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:e[-+]?\d+)?", text)
+    if number and number.group() not in ("0", "1"):  # "1.5", "0,5", "1e-3": a number, not a verdict
+        return Reading(unclear=f"{given.strip()!r} is a number, not true or false")
     split = _REASON_START.search(text)
     head, reason = (text[:split.start()], text[split.end():]) if split else (text, "")
     if split and not head.strip():  # "(true)", "- false": the verdict comes after the opening sign
@@ -180,6 +177,10 @@ def read_verdict(given: object, words: dict[str, bool], statement: str = "") -> 
     reason = _HEDGE_TAIL.sub("", reason, count=1).strip()
     reason_tokens = re.sub(r"n['’]t\b", " not", reason)
     stated = {words[t] for t in _WORD.findall(reason_tokens) if t in words and len(t) > 1}
+    stated |= {MARKS[c] for c in reason_tokens if c in MARKS}
+    bare = _VTOKEN.findall(reason_tokens)
+    if bare and all(t in words or t in _BARE for t in bare):  # "true, 0": a digit alone is a verdict said again
+        stated |= {words[t] for t in bare if t in words}
     if stated - {value} or any(t in _NEGATORS for t in _WORD.findall(reason_tokens)[:1]):
         return Reading(unclear=f"{given.strip()!r} does not say plainly true or false")
     if reason and all(t in words or t in _BARE for t in _WORD.findall(reason)) and _WORD.findall(reason):
@@ -285,7 +286,11 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
     """options: id -> text; also: id -> other wordings of that option. The option id an answer names, or why
     it names none (or several). A hedge around the answer ("b?", "I think (a)") says how sure the writer is."""
     if not isinstance(given, str):
-        return Reading(unreadable=f"Answer with one option id ({', '.join(options)}).")
+        return Reading(unclear=f"The grader could not read {given!r} as one of the options {', '.join(options)}")
+    texts = [*options.values(), *(w for forms in (also or {}).values() for w in forms)]
+    sign = unread_sign(given, texts) or next((c for c in given if c in MARKS and c not in "".join(texts)), "")
+    if sign:  # "b ✗" may mean "not b", "c 👍" may not be the answer either
+        return Reading(unclear=f"{given.strip()!r} has a sign the grader does not read beside an option ({sign})")
     text = _OPTION_PREFIX.sub("", given.strip())
     unhedged = _HEDGED_TAIL.sub("", _HEDGED_HEAD.sub("", _BECAUSE.sub("", text, count=1)), count=1).strip()
     unhedged = _CHOOSING.sub("", unhedged, count=1).strip() or unhedged
@@ -293,18 +298,40 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         reading = read_choice(unhedged, options, also)
         if reading.value is not None:
             return reading
+    named = [c.casefold() for c in re.findall(r"\b[a-z]\b", text, re.I) if c.casefold() not in ("y", "o")]
+    if _SEVERAL.match(text) and len(named) >= 2 and all(c in options for c in named):
+        return Reading(unclear=f"{given.strip()!r} names more than one option", several=tuple(dict.fromkeys(named)))
     last = _LETTER_LAST.match(text) or _LETTER_AFTER.match(text)
     if last and last.group("letter").casefold() in options and not _LETTER.match(text):
         moved = f"{last.group('letter')}) {last.group('text')}"
         reading = read_choice(moved, options, also)
         quoted = repr(moved).strip("'\"")
-        return replace(reading, unclear=reading.unclear.replace(quoted, given.strip()),
-                       unreadable=reading.unreadable.replace(quoted, given.strip()))
+        return replace(reading, unclear=reading.unclear.replace(quoted, given.strip()))
     by_text = {normalize_answer(t): i for i, t in options.items()}
     by_bare = {_bare_text(t): i for i, t in options.items()}
     wordings = {option_wording(w): i for i, forms in (also or {}).items() for w in forms}
     wordings.update({option_wording(t): i for i, t in options.items()})  # the text itself, hyphens aside
     whole = normalize_answer(text)
+    def reads_as(part: str) -> set[str]:
+        return {by_text.get(normalize_answer(part)), by_bare.get(_bare_text(part)),
+                wordings.get(option_wording(part))} - {None}
+
+    lead = re.match(r"^[(\[]?([a-z])[)\].:,;\-–—=]?\s+(.*)$", text, re.S | re.I)
+    if lead and lead.group(1).casefold() in options:  # "a key positions": the letter a, then option b's text
+        letter, rest = lead.group(1).casefold(), lead.group(2)
+        named = reads_as(rest)
+        # unless the letter is the first word of that option's own text ("a weighted sum of the values")
+        own = _plain(rest).split()[:1] != [letter] and any(
+            _plain(w).split()[:1] == [letter] for x in named for w in (options[x], *(also or {}).get(x, ())))
+        if named and named != {letter} and (not own or (_plain(rest).split() or [""])[0] in _ARTICLES):
+            return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with the text of option "
+                                   f"({', '.join(sorted(named))})")
+    tail = re.match(r"^(.*?[^\s,;:/\-–—])[\s,;:/\-–—]*\s[(\[]?([a-z])[)\]]?\.?$", text, re.S | re.I)
+    if tail and tail.group(2).casefold() in options:  # "a weighted sum of values a": text of b, then the letter a
+        named = reads_as(tail.group(1))
+        if named and named != {tail.group(2).casefold()}:
+            return Reading(unclear=f"{given.strip()!r} gives the letter ({tail.group(2).casefold()}) with the text "
+                                   f"of option ({', '.join(sorted(named))})")
     if whole in by_text:  # the text alone ("a weighted sum of values" is not the letter a)
         return Reading(by_text[whole])
     if len(by_bare) == len(options) and _bare_text(text) in by_bare:  # "a weighted sum of the values"
@@ -322,9 +349,6 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         places = [n for n, spelled in _PLACES.items() if place.group(1) in spelled]
         if places and places[0] <= len(options):  # "the second one": options are shown in the quiz's order
             return Reading(list(options)[places[0] - 1])
-    named = [c.casefold() for c in re.findall(r"\b[a-z]\b", text, re.I) if c.casefold() not in ("y", "o")]
-    if _SEVERAL.match(text) and len(named) >= 2 and all(c in options for c in named):
-        return Reading(unreadable=f"{given!r} names more than one option: answer with one.")
     match = _LETTER.match(text)
     if match is None or match.group(1).casefold() not in options:
         return _text_then_reason(given, text, options, also)
@@ -340,7 +364,9 @@ def read_choice(given: object, options: dict[str, str], also: dict[str, tuple[st
         return Reading(unclear=f"{given.strip()!r} gives the letter ({letter}) with the text of option ({named})")
     if _LETTER.match(match.group(2)) and _LETTER.match(match.group(2)).group(1).casefold() in options \
             and not _NAMES.match(match.group(2).strip()):
-        return Reading(unreadable=f"{given!r} names more than one option: answer with one.")
+        second = _LETTER.match(match.group(2))
+        several = (letter, second.group(1).casefold()) if not second.group(2).strip() else ()
+        return Reading(unclear=f"{given.strip()!r} names more than one option", several=several)
     if re.search(r"(?:^|[\s,;(])[(\[]?([a-z])[)\]](?:\s|$)", match.group(2), re.I) and any(
             m.casefold() in options and m.casefold() != letter
             for m in re.findall(r"(?:^|[\s,;(])[(\[]?([a-z])[)\]](?:\s|$)", match.group(2), re.I)):

@@ -46,11 +46,17 @@ def _is_blank(value: Any) -> bool:
 
 def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> Outcome:
     choice = read_choice(given, {o.id: o.text for o in q.options}, {o.id: o.also for o in q.options if o.also})
-    if choice.unclear:
+    if choice.several:  # "a or c", "b and c": one option is asked for; every labelled teacher gives it 0
+        return Outcome(0.0, f"Incorrect: you named {' and '.join(f'({o})' for o in choice.several)}; "
+                            "answer with one option.")
+    if choice.unclear:  # 0 only for an answer that reads as one wrong option, or as several
         return judged_by_person(q, given, context, choice.unclear)
-    if choice.unreadable:
-        return Outcome(0.0, choice.unreadable)
     why = choice_doubt(q, choice.value, choice.reason, choice.restated) if choice.reason else ""
+    if why and q.reasons == "choice":  # the option alone decides; the teacher sees the reason
+        right = choice.value == q.answer
+        return Outcome(q.points if right else 0.0, "Correct." if right else
+                       f"Incorrect: you chose ({choice.value}) {q.option(choice.value).text}.",
+                       noted=f"scored by its option ({choice.value}); {why}")
     if why:
         right = choice.value == q.answer
         return judged_by_person(q, given, context, f"{given.strip()!r} gives the letter or text of ({choice.value}) with other words, and {why}",
@@ -69,9 +75,11 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
             q.points if verdict.value == q.answer else 0.0,
             f"the verdict is {'right' if verdict.value == q.answer else 'wrong'}; read the reason", None)
         return judged_by_person(q, given, context, verdict.unclear, suggested)
-    if verdict.unreadable:
-        return Outcome(0.0, verdict.unreadable)
     why = verdict_doubt(q, verdict.value, verdict.reason) if verdict.reason else ""
+    if why and q.reasons == "choice":  # the verdict alone decides; the teacher sees the reason
+        right = verdict.value == q.answer
+        return Outcome(q.points if right else 0.0, "Correct." if right else "Incorrect.",
+                       noted=f"scored by its verdict ({'true' if verdict.value else 'false'}); {why}")
     if why:
         right = verdict.value == q.answer
         return judged_by_person(q, given, context, f"{given.strip()!r} gives a reason beside its verdict, and {why}",
@@ -168,8 +176,8 @@ def _slip_suggestion(q: Question, given: Any) -> Suggestion | None:
 
 
 def _grade_short_answer(q: Question, given: Any, context: GradingContext) -> Outcome:
-    if isinstance(given, bool) or not isinstance(given, (str, int, float)):
-        return Outcome(0.0, "Answer with text.")
+    if isinstance(given, bool) or not isinstance(given, (str, int, float)):  # a YAML yes/no: not read as text
+        return judged_by_person(q, given, context, f"The grader could not read {given!r} as this question's answer")
     grader = {"maths": _grade_maths, "code": _grade_code, "text": _grade_text}[q.grading]
     return unless_hedged(grader, q, given, context)
 
@@ -183,13 +191,13 @@ _GRADERS: dict[str, Callable[[Question, Any, GradingContext], Outcome]] = {
 
 
 def _item(q: Question, given: AnswerValue, score: float, feedback: str, pending: bool = False,
-          suggestion: Suggestion | None = None) -> ItemResult:
+          suggestion: Suggestion | None = None, noted: str = "") -> ItemResult:
     hint = suggestion if pending and suggestion is not None else Suggestion(None, "", None)
     return ItemResult(
         question_id=q.id, score=score, max_score=q.points, given=given,
         correct_answer=q.correct_answer_text(), explanation=q.explanation, feedback=feedback, pending=pending,
         review_text=review_text(given) if pending else None,
-        suggested_score=hint.score, suggestion=hint.why, meaning=hint.meaning,
+        suggested_score=hint.score, suggestion=hint.why, meaning=hint.meaning, noted=noted,
     )
 
 
@@ -212,7 +220,7 @@ def grade_question(q: Question, given: AnswerValue, context: GradingContext | No
             outcome = Outcome(0.0, f"The grader failed on this answer (a problem of the grader, not of your "
                                    f"answer: {type(exc).__name__}); your instructor will read it.", pending=True)
         context.memo[key] = outcome
-    return _item(q, given, outcome.score, outcome.feedback, outcome.pending, outcome.suggestion)
+    return _item(q, given, outcome.score, outcome.feedback, outcome.pending, outcome.suggestion, outcome.noted)
 
 
 def grade_quiz(quiz: Quiz, answers: Mapping[str, AnswerValue], context: GradingContext | None = None,

@@ -194,7 +194,8 @@ def _terms(raw: dict | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def _build_question(raw: dict, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
-                    verdicts: dict[str, bool] | None = None, wrong_answers: str | None = None) -> Question:
+                    verdicts: dict[str, bool] | None = None, wrong_answers: str | None = None,
+                    reasons: str | None = None) -> Question:
     answer = raw.get("answer")
     if raw["type"] == "numeric":
         answer = float(answer)
@@ -228,6 +229,7 @@ def _build_question(raw: dict, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
                                            else float(m["points"])) for m in raw.get("misconceptions", [])),
         wrong_answers=wrong_answer_policy(raw, wrong_answers),
         verdicts=tuple(sorted((verdicts or {}).items())) if raw["type"] == "true_false" else (),
+        reasons=(raw.get("reasons") or reasons or "read") if raw["type"] in ("multiple_choice", "true_false") else "read",
     )
 
 
@@ -271,7 +273,7 @@ def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = Tru
         title=data["title"],
         lesson=data["lesson"],
         objectives=tuple(data.get("objectives", [])),
-        questions=tuple(_build_question(raw, languages, verdicts, data.get("wrong_answers"))
+        questions=tuple(_build_question(raw, languages, verdicts, data.get("wrong_answers"), data.get("reasons"))
                         for raw in data["questions"]),
         visibility=data.get("visibility"),
         languages=languages,

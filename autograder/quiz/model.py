@@ -66,6 +66,9 @@ class Misconception:
 
 
 WRONG_ANSWER_POLICIES = ("zero", "review")
+# Words beside an option or a verdict: "read" (a reason that may turn the answer sends it to a person) or
+# "choice" (the choice alone decides the points; such a reason is noted for the teacher).
+REASONS_POLICIES = ("read", "choice")
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,7 @@ class Question:
     # A wrong answer that matches no listed misconception: scored 0 ("zero") or read by a person ("review").
     wrong_answers: str = "zero"
     verdicts: tuple[tuple[str, bool], ...] = ()     # true_false: word -> verdict, for the quiz's languages
+    reasons: str = "read"                           # multiple_choice, true_false: REASONS_POLICIES
 
     @property
     def grading(self) -> str:
@@ -196,6 +200,8 @@ class ItemResult:
     suggestion: str = ""                     # why: rubric items found / missing, and why no rule could decide
     meaning: Optional[str] = None            # canonical reading (key terms by <name>, other words as written):
     #                                          pending answers with the same meaning say the same thing
+    noted: str = ""                          # for the teacher only: scored by its choice (`reasons: choice`),
+    #                                          beside a reason that may contradict the key, and why
 
     @property
     def is_correct(self) -> bool:
@@ -251,6 +257,7 @@ class QuizResult:
                     "suggested_score": i.suggested_score,
                     "suggestion": i.suggestion,
                     "meaning": i.meaning,
+                    "noted": i.noted,
                 }
                 for i in self.items
             ],

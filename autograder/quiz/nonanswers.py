@@ -26,6 +26,13 @@ AROUND = frozenset("lol lmao haha sorry sry tbh honestly really just um uh hmm h
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 
 
+def _shrug_or_face(c: str) -> bool:
+    """🤷 with its modifiers (skin tones, gender signs, joiners), or a face (😀-🙄, ☹, 🤔, 🤨, 🧐)."""
+    code = ord(c)
+    return code in (0x1F937, 0x200D, 0x2640, 0x2642, 0xFE0F, 0x2639, 0x1F914, 0x1F928, 0x1F9D0) or \
+        0x1F3FB <= code <= 0x1F3FF or 0x1F600 <= code <= 0x1F644
+
+
 def _words(text: str) -> list[str]:
     s = unicodedata.normalize("NFKD", text.casefold().replace("ß", "ss"))
     s = "".join(c for c in s if not unicodedata.combining(c)).replace("'", "").replace("’", "")
@@ -37,9 +44,10 @@ def is_non_answer(given: object) -> bool:
     if not isinstance(given, str) or len(given) > 80:
         return False
     if given.strip() and not any(c.isalnum() or unicodedata.category(c) in ("Sm", "No") for c in given):
-        # only punctuation or emoji ("?", "...", "🤷"): nothing a question could accept
-        return all(c.isspace() or unicodedata.category(c)[0] in "PSC" and unicodedata.category(c) != "Sm"
-                   for c in given)
+        # only punctuation, a shrug or a face ("?", "...", "🤷", "😕"): nothing a question could accept. Any
+        # other sign ("✓", "✗", "👍", "→") may be an answer, so it is read (and goes to a person if it is not)
+        return all(c.isspace() or unicodedata.category(c)[0] == "P" or unicodedata.category(c) in ("Cc", "Cf")
+                   or _shrug_or_face(c) for c in given)
     words = _words(given)
     while words and words[0] in AROUND:
         words.pop(0)

@@ -83,6 +83,7 @@ class Outcome:
     feedback: str
     pending: bool = False
     suggestion: Suggestion | None = None  # pending free text: the reviewer's hint
+    noted: str = ""                       # scored, and shown to the teacher: why its reason may contradict the key
 
 
 def wrong_answer(q: Question, given: Any, context: GradingContext, message: str, listed: Misconception | None,

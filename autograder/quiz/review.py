@@ -22,6 +22,7 @@ from .model import Quiz
 from .review_meaning import join_near_readings, meaning_groups, merge_same_meaning
 
 QUEUE = Path(".state") / "quiz" / "review-queue.json"  # not .state/*.json: those are student results
+NOTED = Path(".state") / "quiz" / "noted.json"
 REVIEW_FILE = "review.yaml"
 HEADER = """\
 # Quiz answers the grader could not judge, grouped by meaning (wordings that say the same), largest first.
@@ -30,6 +31,8 @@ HEADER = """\
 # now and in every later run. A group left without a score stays pending (not 0) in the gradebook.
 # To grade one answer differently from its group, move its line into a new group of its own.
 # `suggested` is what the keyword rubric would give (or what grading read), and `why`; it is only a hint.
+# `noted` (quizzes with `reasons: choice`): answers scored by their option or verdict alone, whose reason may
+# contradict the key. They need no decision; they are listed so you can see them.
 """
 
 
@@ -92,6 +95,22 @@ def write_queue(out_dir: Path, pending: dict[str, dict[str, dict[str, dict]]]) -
     from ..results import write_atomic
 
     write_atomic(out_dir / QUEUE, json.dumps(pending, indent=1, ensure_ascii=False, sort_keys=True))
+
+
+def write_noted(out_dir: Path, noted: dict[str, dict[str, dict[str, dict]]]) -> None:
+    """Answers scored by their choice alone (`reasons: choice`) beside a reason that may contradict the key:
+    quiz id -> question id -> normalised answer -> {"answer", "students", "why"}. Listed in review.yaml."""
+    from ..results import write_atomic
+
+    write_atomic(out_dir / NOTED, json.dumps(noted, indent=1, ensure_ascii=False, sort_keys=True))
+
+
+def read_noted(out_dir: Path) -> dict:
+    try:
+        data = json.loads((out_dir / NOTED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def read_queue(out_dir: Path) -> dict:
@@ -168,7 +187,8 @@ def _rubric_why(question, answer: str) -> str:
     return f"mentions {named} ({hint})"
 
 
-def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[dict, int, int]:
+def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any,
+                 noted: dict | None = None) -> tuple[dict, int, int]:
     """The new review document: existing groups kept (decided ones whole; undecided ones as the instructor
     split them, with only answers still pending), new pending answers grouped. Returns (document, number
     of groups to decide, number of answers in them)."""
@@ -194,7 +214,15 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[
                     to_decide += 1
                     answers_to_decide += len(answers)
             new = {text: entry for text, entry in pending.items() if text not in claimed}
+            listed = (noted or {}).get(quiz_id, {}).get(question.id, {})
+            block = {"question": question.prompt, "points": question.points,
+                     "expected": question.correct_answer_text(), "groups": []}
+            if listed:
+                block["noted"] = [{"answer": e.get("answer", t), "students": e.get("students", []),
+                                   "why": e.get("why", "")} for t, e in sorted(listed.items()) if isinstance(e, dict)]
             if not decided and not groups and not new:
+                if listed:
+                    document.setdefault(quiz_id, {})[question.id] = block
                 continue
             weight = {t: len(e.get("students", [])) for t, e in new.items()}
             meaning = {t: e.get("meaning") if isinstance(e.get("meaning"), str) else None for t, e in new.items()}
@@ -218,10 +246,7 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any) -> tuple[
                 to_decide += 1
                 answers_to_decide += len(members)
             groups.sort(key=lambda g: -len(g["students"]))
-            document.setdefault(quiz_id, {})[question.id] = {
-                "question": question.prompt, "points": question.points, "expected": question.correct_answer_text(),
-                "groups": decided + groups,
-            }
+            document.setdefault(quiz_id, {})[question.id] = {**block, "groups": decided + groups}
     return document, to_decide, answers_to_decide
 
 
@@ -237,7 +262,7 @@ def write_review(out_dir: Path, quizzes: dict[str, Quiz]) -> tuple[Path, int, in
         except yaml.YAMLError as exc:
             raise ValueError(f"{path} is not valid YAML ({exc}); fix it before gathering new answers") from None
     queue = read_queue(out_dir)
-    document, groups, answers = build_review(queue, quizzes, existing)
+    document, groups, answers = build_review(queue, quizzes, existing, read_noted(out_dir))
     if document or path.is_file():
         save_review(path, document)
     unapplied = sum(1 for quiz_id, block in document.items() for question_id, data in block.items()

@@ -16,7 +16,7 @@ from jsonschema.exceptions import ValidationError
 from ..gradescope.visibility import VISIBILITIES
 from .choices import LANGUAGES
 from .model import (OPTION_ID_PATTERN, QUESTION_ID_PATTERN, QUESTION_TYPES, QUIZ_ID_PATTERN, SOURCES,
-                    WRONG_ANSWER_POLICIES)
+                    WRONG_ANSWER_POLICIES, REASONS_POLICIES)
 
 
 _TEXT = {"type": "string", "minLength": 1}
@@ -25,12 +25,13 @@ _NOT_ALLOWED: dict[str, Any] = {"not": {}}
 # Keys that only some question types may carry; the rest get a "not allowed" schema per type.
 _TYPE_SPECIFIC_KEYS = ("answer", "options", "accepted", "regex", "rubric", "tolerance", "maths", "code",
                        "auto_rubric", "review_if", "constants", "terms",
-                       "scored", "misconceptions", "wrong_answers")
+                       "scored", "misconceptions", "wrong_answers", "reasons")
 _KEYS_BY_TYPE: dict[str, dict[str, Any]] = {
     "multiple_choice": {"answer": {"type": "string"}, "options": True,
                         "misconceptions": {"items": {"properties": {"answer": {"type": "string",
-                                                                               "pattern": r"^[a-z]$"}}}}},
-    "true_false": {"answer": {"type": "boolean"}},
+                                                                               "pattern": r"^[a-z]$"}}}},
+                        "reasons": True},
+    "true_false": {"answer": {"type": "boolean"}, "reasons": True},
     "short_answer": {"accepted": True, "regex": True, "rubric": True, "maths": True, "code": True,
                      "auto_rubric": True, "review_if": True, "terms": True,
                      "scored": True, "misconceptions": {"items": {"properties": {"answer": {"type": "string"}}}},
@@ -75,6 +76,7 @@ QUIZ_SCHEMA: dict[str, Any] = {
         "objectives": {"type": "array", "items": _TEXT, "uniqueItems": True},
         "languages": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": list(LANGUAGES)}},
         "wrong_answers": {"enum": list(WRONG_ANSWER_POLICIES)},
+        "reasons": {"enum": list(REASONS_POLICIES)},
         "visibility": {"enum": list(VISIBILITIES)},
         "verdict_words": {"type": "object", "additionalProperties": False, "properties": {
             "true": {"type": "array", "items": _TEXT}, "false": {"type": "array", "items": _TEXT}}},
@@ -111,6 +113,7 @@ QUIZ_SCHEMA: dict[str, Any] = {
                     "properties": {"answer": _TEXT, "points": {"type": "number", "minimum": 0}, "feedback": _TEXT}}},
                 "misconceptions": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/misconception"}},
                 "wrong_answers": {"enum": list(WRONG_ANSWER_POLICIES)},
+                "reasons": {"enum": list(REASONS_POLICIES)},
                 "terms": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": r"^[a-z][a-z0-9-]*$"},
                           "additionalProperties": {"type": "array", "minItems": 1, "items": _TEXT}},
                 "constants": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": "number"}},

@@ -99,7 +99,7 @@ BROKEN_QUIZZES = [
     ("terms on a maths answer", lambda d: _q(d, "q-sa").update(
         maths={"answer": "sqrt(d_k)", "symbols": ["d_k"]}, terms={"root": ["square root of d_k"]}),
      "question q-sa", "'terms' are for free-text answers"),
-    ("unknown language", lambda d: d.__setitem__("languages", ["en", "it"]), "", "'languages[1]' must be one of"),
+    ("unknown language", lambda d: d.__setitem__("languages", ["en", "xx"]), "", "'languages[1]' must be one of"),
 ]
 
 
