@@ -127,7 +127,7 @@ bench-review: setup
 	ATTNKIT_REVIEW_CLASS=$(REVIEW_CLASS) $(PY) -m pytest -q -s -p no:xdist \
 		"tests/quiz/test_quiz_review_page.py::test_a_teacher_clears_a_class_review_with_the_keyboard"
 
-quiz-learn: setup
+quiz-learn: $(STAMP)
 	@test -n "$(OUT)" || { echo "make quiz-learn OUT=dir: the graded class whose review.yaml to learn from"; exit 2; }
 	$(PY) -m autograder.quiz learn "$(OUT)" $(if $(WRITE),--write)
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from ..results import FAILED, GRADER_ERROR, QuizResult, StudentResult, TestResult
 from .blank import quiz_not_handed_in
-from .class_stats import CLASS_MEAN, percent
+from .class_stats import CLASS_MEAN, percent, score_overview
 from .escape import html_text
-from .provisional import mean_points, pending, points, score_text
+from .provisional import mean_points, points, score_text
 
 SCORE, NOT_ATTEMPTED, UNREADABLE, GRADER_PROBLEM = "score", "not-attempted", "unreadable", "grader-problem"
 QUIZ = "quiz:"
@@ -186,8 +186,8 @@ def footer(rows: list[tuple[StudentResult, list[Cell]]], width: int) -> str:
         waiting = sum(c.pending for c in scored) / len(scored) if scored else 0.0
         cells.append('<td class="cell num">' + (f"{100 * sum(shares) / len(shares):.0f}%" if shares else "—")
                      + (f" +{waiting:.2g}" if waiting else "") + "</td>")
-    totals = [result.score for result, _ in rows]
-    waiting = sum(pending(result) for result, _ in rows) / len(rows) if rows else 0.0
-    mean = f'<td class="num">{esc(mean_points(sum(totals) / len(totals), waiting))}</td>' if totals else "<td></td>"
+    overview = score_overview([result for result, _ in rows])  # the one class mean, as the overview's
+    mean = ("<td></td>" if overview["mean"] is None else
+            f'<td class="num">{esc(mean_points(overview["mean"], overview["mean_pending"]))}</td>')
     return (f'<tfoot><tr><th scope="row" title="{esc(CLASS_MEAN)}">class mean ({esc(CLASS_MEAN)})</th>'
             f'{"".join(cells)}{mean}</tr></tfoot>')
