@@ -81,12 +81,12 @@ test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 grade: $(STAMP) sandbox-tools
-	$(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(DUE),--due "$(DUE)")
+	ATTNKIT_VIA_MAKE=1 $(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(DUE),--due "$(DUE)")
 
 # The quiz answers `make grade` left to a person, on a page served on 127.0.0.1; then `make grade` again with
 # the same OUT applies the decisions. Nothing to review: one sentence, no page.
 review: $(STAMP)
-	$(PY) -m autograder.cli review "$(or $(OUT),out/demo)"
+	ATTNKIT_VIA_MAKE=1 $(PY) -m autograder.cli review "$(or $(OUT),out/demo)"
 
 assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments

@@ -37,7 +37,9 @@ def _program() -> str:
 
 
 def _under_make() -> bool:
-    return bool(os.environ.get("MAKELEVEL"))
+    """Run by the kit's own `make grade` (which sets this), not merely by some make: a course's own Makefile
+    that calls `attnkit grade` elsewhere gets the command that works from its folder."""
+    return os.environ.get("ATTNKIT_VIA_MAKE") == "1"
 
 
 def review_command(out: Path) -> str:

@@ -203,9 +203,10 @@ def test_links_in_a_zip_are_not_created(tmp_path):
 
 def test_size_is_measured_not_trusted(tmp_path):
     archive = tmp_path / "big.zip"
-    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as out:
-        out.writestr("a.py", os.urandom(3 << 20))  # incompressible: not a bomb, just too big
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr("a.py", os.urandom(3 << 19).hex())  # 3 MiB of text from a 1.6 MiB file: not a bomb, too big
     small = type(CLASS_ZIP)(members=10, total_bytes=2 << 20, member_bytes=8 << 20)
+    assert archive.stat().st_size < small.total_bytes  # the file itself is within the limit: unpacking is measured
     with pytest.raises(Refused, match="unpacks to more than 2 MiB"):
         unpack(archive, tmp_path / "out", small)
     assert not (tmp_path / "out").exists()

@@ -33,7 +33,7 @@ def a_class(root: Path) -> Path:
 def grade(submissions: Path, out: Path, **env: str) -> str:
     run = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", str(submissions), "--out", str(out),
                           "--workers", "1"], cwd=paths.ROOT, capture_output=True, text=True, timeout=600,
-                         env={**os.environ, **env})
+                         env={**{k: v for k, v in os.environ.items() if k != "ATTNKIT_VIA_MAKE"}, **env})
     assert run.returncode == 0, run.stderr[-3000:]
     return run.stderr
 
@@ -53,17 +53,19 @@ def as_make_runs_it(command: str, target: str = "review") -> list[str]:
     assert dry.returncode == 0, dry.stderr
     last = dry.stdout.strip().splitlines()[-1]
     assert f"autograder.cli {target}" in last, dry.stdout
-    return shlex.split(last)
+    words = shlex.split(last)
+    assert words[0] == "ATTNKIT_VIA_MAKE=1", last  # how the command knows the kit's make runs it
+    return words[1:]  # the environment is the caller's to give
 
 
 def test_the_printed_make_review_serves_the_page_and_then_says_when_nothing_is_left(tmp_path):
     out = tmp_path / "out"
-    command = printed_command(grade(a_class(tmp_path / "class"), out, MAKELEVEL="1"))
+    command = printed_command(grade(a_class(tmp_path / "class"), out, ATTNKIT_VIA_MAKE="1"))
     assert command.startswith("make review OUT=")
     argv = as_make_runs_it(command)
 
     review = subprocess.Popen(argv, cwd=paths.ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                              env={**os.environ, "BROWSER": "true"})  # no browser opens in a test
+                              env={**os.environ, "BROWSER": "true", "ATTNKIT_VIA_MAKE": "1"})  # no browser opens
     try:
         lines = []
         for line in review.stderr:
@@ -85,7 +87,7 @@ def test_the_printed_make_review_serves_the_page_and_then_says_when_nothing_is_l
                 group["score"] = 1
     (out / REVIEW_FILE).write_text(yaml.safe_dump(document), encoding="utf-8")
     done = subprocess.run(argv, cwd=paths.ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "BROWSER": "false", "MAKELEVEL": "1"})
+                          env={**os.environ, "BROWSER": "false", "ATTNKIT_VIA_MAKE": "1"})
     said = " ".join(done.stderr.split())
     assert done.returncode == 0 and "review page" not in said
     regrade = f"make grade SUBMISSIONS={tmp_path / 'class'} OUT={out}"
