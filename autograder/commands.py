@@ -61,21 +61,38 @@ def make_review(out: Path) -> str:
 
 
 def grade_command(out: Path) -> str | None:
-    """How to grade OUT's class again (to apply review decisions), or None when OUT does not say what it was."""
+    """How to grade OUT's class again (to apply review decisions), with the roster and due date it was graded
+    with (without them canvas.csv and the late marks would silently change), or None when OUT does not say."""
     try:
-        submissions = Path((out / GRADED_FROM).read_text(encoding="utf-8").strip())
+        lines = (out / GRADED_FROM).read_text(encoding="utf-8").splitlines()
     except OSError:
         return None
+    if not lines or not lines[0].strip():
+        return None
+    submissions = Path(lines[0].strip())
+    given = dict(line.split("=", 1) for line in lines[1:] if "=" in line)  # roster=..., due=...
+    roster = Path(given["roster"]) if given.get("roster") else None
+    due = given.get("due") or None
     demo = submissions == paths.DEMO_CLASS_DIR
     if _under_make():
         words = ["make grade"] + ([] if demo else [f"SUBMISSIONS={_shown(submissions)}"])
         if out.absolute() != default_out(submissions).absolute():
             words.append(f"OUT={_shown(out)}")
+        if roster:
+            words.append(f"ROSTER={_shown(roster)}")
+        if due:
+            words.append(f"DUE={shlex.quote(due)}")
         return " ".join(words)
-    return " ".join([_program(), "grade", *([] if demo else [_shown(submissions)]), "--out", _shown(out)])
+    return " ".join([_program(), "grade", *([] if demo else [_shown(submissions)]), "--out", _shown(out),
+                     *(["--roster", _shown(roster)] if roster else []), *(["--due", shlex.quote(due)] if due else [])])
 
 
-def record_source(out: Path, submissions: Path) -> None:
+def record_source(out: Path, submissions: Path, roster: Path | None = None, due: str | None = None) -> None:
     from .results import write_atomic
 
-    write_atomic(out / GRADED_FROM, str(submissions.resolve()) + "\n")
+    lines = [str(submissions.resolve())]
+    if roster:
+        lines.append(f"roster={roster.resolve()}")
+    if due:
+        lines.append(f"due={' '.join(due.split())}")  # one line: a due date cannot forge another entry
+    write_atomic(out / GRADED_FROM, "\n".join(lines) + "\n")

@@ -127,3 +127,25 @@ def test_a_class_without_quiz_answers_to_read_writes_no_review_file(tmp_path):
     assert run.returncode == 0 and " ".join(run.stderr.split()) == \
         f"Nothing to review in {out}: no quiz answer waits for a person."
     assert not (out / REVIEW_FILE).exists()
+
+
+@pytest.mark.parametrize("via_make", [True, False])
+def test_the_regrade_command_keeps_the_roster_and_due_date(tmp_path, monkeypatch, via_make):
+    """Grading again to apply review decisions must not drop --roster or --due: canvas.csv's ids and the late
+    marks would change without a word (found by a walk through the round trip)."""
+    from autograder.commands import grade_command, record_source
+
+    monkeypatch.setenv("ATTNKIT_VIA_MAKE", "1" if via_make else "0")
+    out, roster = tmp_path / "out 1", tmp_path / "export.csv"
+    (out / ".state").mkdir(parents=True)
+    roster.write_text("Student,ID\n", encoding="utf-8")
+    record_source(out, tmp_path / "class", roster, "2026-12-01T23:59 Europe/Rome")
+    words = shlex.split(grade_command(out))
+    if via_make:
+        assert words[:2] == ["make", "grade"]
+        assert f"ROSTER={roster}" in words and "DUE=2026-12-01T23:59 Europe/Rome" in words
+    else:
+        assert words[words.index("--roster") + 1] == str(roster)
+        assert words[words.index("--due") + 1] == "2026-12-01T23:59 Europe/Rome"
+    record_source(out, tmp_path / "class")  # graded again without them: the command says so too
+    assert "--roster" not in grade_command(out) and "ROSTER" not in grade_command(out)
