@@ -49,6 +49,11 @@ class TreeBuilder(HTMLParser):
         if tag not in self.VOID:
             self.stack.append(node)
 
+    def handle_startendtag(self, tag, attrs):  # `<br />`: a void element written self-closed, XHTML style
+        self.handle_starttag(tag, attrs)
+        if tag not in self.VOID:
+            self.handle_endtag(tag)
+
     def handle_endtag(self, tag):
         assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
         self.stack.pop()

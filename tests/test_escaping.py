@@ -386,3 +386,16 @@ def test_a_hostile_submission_reaches_every_output_inert(tmp_path):
     page = (out / "report.html").read_text(encoding="utf-8")
     document = parse_html(page)
     assert {e.tag for e in document.iter()} <= ALLOWED_TAGS and not hidden_in(page, "\n\t")
+
+
+def test_quoted_feedback_keeps_its_lines_and_indentation():
+    """A YAML example the student is told to copy reads as written: its lines apart and its two spaces kept
+    (Markdown joins lines into one paragraph and drops leading spaces; found by an instructor walk)."""
+    from autograder.quiz.answers import block_example
+    from autograder.reporting.feedback import quoted
+
+    example = block_example("sc-01", "weights: [0.5, 0.5]\n\\sqrt{d_k}")
+    page = parse_html(rendered("\n".join(["- a check"] + quoted(["first note", example, "*last*"]))))
+    shown = page.text().replace("\xa0", " ")
+    assert "sc-01: |-\n  weights: [0.5, 0.5]\n  \\sqrt{d_k}" in shown, shown
+    assert [p.text().split("\n")[0] for p in page.iter("p")] == ["first note", "sc-01: |-", "*last*"]

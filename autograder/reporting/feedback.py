@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult
 from .blank import blank_assignments, student_line
-from .escape import markdown_block, markdown_lines, markdown_text as md
+from .escape import markdown_block, markdown_lines, markdown_text as md, visible
 from .explain import Plan, count, failure_lines, label, plan_explanations
 from .explain import points as lost_points
 from .provisional import pending, points, score_text
@@ -33,8 +33,20 @@ def mistakes_summary(plan: Plan) -> list[str]:
 
 
 def quoted(texts: list[str]) -> list[str]:
-    """Lines of text as a block quote under a list item."""
-    return [f"  > {line}" for text in texts for line in markdown_lines(text)]
+    """Lines of text as a block quote under a list item, shown line by line as written: each line ends in a
+    hard break (Markdown would join them into one paragraph) and keeps its indentation (a YAML example the
+    student copies must keep its two spaces)."""
+    lines = []
+    for text in texts:
+        if lines:
+            lines.append("  >")  # each text a paragraph of its own
+        raw = visible(text, keep="\n").split("\n")
+        shown = markdown_lines(text)
+        for index, (line, escaped) in enumerate(zip(raw, shown)):
+            indent = "&nbsp;" * (len(line) - len(line.lstrip(" ")))
+            follows = index + 1 < len(raw) and raw[index + 1].strip()
+            lines.append(f"  > {indent if escaped else ''}{escaped}{chr(92) if escaped and follows else ''}".rstrip())
+    return lines
 
 
 def arrival_line(arrival: dict | None) -> str:
