@@ -52,7 +52,8 @@ class LocalChild:
         self.harness = harness.Harness()
 
     def request(self, request, timeout):
-        return self.harness.load(request) if request["op"] == "load" else self.harness.run(request)
+        handle = {"load": self.harness.load, "sequence": self.harness.sequence}.get(request["op"], self.harness.run)
+        return handle(request)
 
     def close(self):
         pass

@@ -13,6 +13,7 @@ import torch
 
 from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
+from .calls import run_sequence
 from .diagnose import explain_exception, record_call
 from .faults import NotAttempted, StudentFault  # noqa: F401 - graders import them from here
 from .memo import memoized
@@ -137,6 +138,10 @@ class StudentFile:
         return Reply(reply.get("output"), reply.get("arg_grads") or {}, reply.get("param_grads") or {},
                      reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()),
                      tuple(reply.get("more") or ()))
+
+    def sequence(self, calls: list) -> list:
+        """The outputs of a sequence of calls (grading/calls.py: Call), sent to the child in one round trip."""
+        return run_sequence(self, calls)
 
     def call(self, target: str, *args, **kwargs) -> object:
         return self.run(target, *args, kwargs=kwargs).output

@@ -72,6 +72,34 @@ def _same(before: torch.Tensor, now: object) -> bool:
             and bool(torch.equal(before, now.detach())))
 
 
+class _Missing(Exception):
+    """A judged call names a function the file does not define."""
+
+
+def _fresh(value):
+    """An input of its own for one call (the request's copy stays as sent), dropped again after the call: a
+    seeded input is made afresh, a tensor sent whole is copied."""
+    made = inputs.materialize(value)
+    return made.clone() if made is value and isinstance(made, torch.Tensor) else made
+
+
+def _refilled(earlier, value):
+    """`earlier` (a tensor a previous call was given) holding `value`'s values, where it can hold them."""
+    if (isinstance(earlier, torch.Tensor) and isinstance(value, torch.Tensor) and earlier.shape == value.shape
+            and earlier.dtype == value.dtype and earlier.stride() == value.stride() and 0 not in earlier.stride()):
+        with torch.no_grad():
+            earlier.copy_(value)
+        return earlier
+    return value
+
+
+def _shares_memory(output, args: list) -> bool:
+    if not isinstance(output, torch.Tensor):
+        return False
+    where = output.untyped_storage().data_ptr()
+    return any(isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == where for a in args)
+
+
 class Harness:
     def __init__(self) -> None:
         self.module: types.ModuleType | None = None
@@ -169,6 +197,63 @@ class Harness:
                                                        *((f"argument {name}", x, k0[name]) for name, x in k.items())]
                             if before is not None and not _same(before, now)]
 
+    def sequence(self, request: dict) -> dict:
+        """Calls of the module's functions in turn, request["calls"] = [{"target", "args", "kwargs", "layouts"
+        {argument index: layout}, "keep", "reuse", "judged"}], each on inputs of its own, as a caller's program
+        makes them: a call's inputs are looked at for changes right after it, then dropped (so later inputs may
+        take their ids and memory) unless it says "keep"; a call that says "reuse": m gets the very tensors kept
+        from call m, refilled in place with its own values (an id, address and layout seen before, other
+        values): code that answers from a cache keyed on any of them gives a stale answer. The first failing
+        judged call ends the sequence (the reply's "call", from 0); a call with "judged": False only stirs the
+        module's state, and its failure is left to its own question. A watch covers the whole sequence."""
+        outputs: list = []
+        mutated: list[str] = []
+        kept: dict = {}
+        reply: dict = {"ok": True}
+        number = 0
+        with watch.Watch() as seen:
+            try:
+                for number, call in enumerate(request.get("calls") or []):
+                    outputs.append(self._one_call(call, number, mutated, kept))
+            except BaseException as exc:  # noqa: BLE001
+                error = {"type": "Missing", "message": str(exc)} if isinstance(exc, _Missing) else describe_error(exc)
+                reply = {"ok": False, "call": number, "error": error}
+        if reply["ok"]:
+            reply.update(outputs=outputs, mutated=mutated)
+        reply.update(seen.report())
+        return reply
+
+    def _one_call(self, call: dict, number: int, mutated: list, kept: dict) -> object:
+        judged = call.get("judged", True)
+        target = getattr(self.module, str(call.get("target", "")), None)
+        if target is None:
+            if judged:
+                raise _Missing(f"no `{call.get('target')}` defined")
+            return None
+        layouts = call.get("layouts") or {}
+        earlier = kept.get(call.get("reuse"), ())
+        args = [_refilled(earlier[i] if i < len(earlier) else None, inputs.laid_out(_fresh(a), layouts.get(str(i))))
+                for i, a in enumerate(call.get("args", []))]
+        kwargs = {k: _fresh(v) for k, v in call.get("kwargs", {}).items()}
+        before = [_copy(a) for a in args]
+        try:
+            output = target(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - an unjudged call's failure belongs to its own question
+            if judged:
+                raise
+            output = None
+        mutated += [f"argument {i + 1} of call {number + 1}" for i, (was, now) in enumerate(zip(before, args))
+                    if was is not None and not _same(was, now)]
+        if judged and _shares_memory(output, args):
+            output = output.detach().clone()  # its input may be refilled later: keep what it answered now
+        before.clear()
+        if call.get("keep"):
+            kept[number] = args
+        else:
+            while args:  # newest first: the next call's inputs, made in the same order, may take their places
+                args.pop()
+        return output if judged else None
+
     @staticmethod
     def _laid_out(args: list, request: dict, call: int) -> list:
         layouts = (request.get("layouts") or {}).get(str(call)) or {}
@@ -196,7 +281,8 @@ class Harness:
             sys.stdout = sys.stderr = self.out
             op = request.get("op")
             try:
-                reply = self.load(request) if op == "load" else self.run(request)
+                reply = (self.load(request) if op == "load" else self.sequence(request) if op == "sequence"
+                         else self.run(request))
             except BaseException as exc:  # noqa: BLE001 - bad request from the parent
                 reply = {"ok": False, "error": describe_error(exc)}
             reply["stdout"] = self.out.take()

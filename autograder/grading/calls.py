@@ -1,0 +1,118 @@
+"""Sequences of calls into student code, and how feedback names a call: its arguments' shapes and dtypes.
+
+A hidden test sends all of one function's probes to the child as one sequence (one round trip; the child's
+Harness.sequence), each call on inputs of its own, some dropped before the next call so their ids and memory
+can be taken again, some kept and refilled with other values later (`reuse`), with calls of the file's other
+functions in between (`judged=False`: they only stir the module's state). Every judged answer comes back and is
+judged by the test; a failure names the call that failed as it was sent.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from ..diagnosis import Observation, Probe, structural
+from .diagnose import explain_exception
+from .faults import NotAttempted, StudentFault
+
+# The names of each graded function's arguments, as the handouts' stubs write them.
+PARAMETERS = {"dot_scores": ("Q", "K"), "scaled_dot_scores": ("Q", "K"), "apply_mask": ("scores", "mask"),
+              "attention_weights": ("scores", "mask"), "causal_mask": ("T",), "padding_mask": ("lengths", "T_k"),
+              "softmax_entropy": ("weights",), "attention": ("Q", "K", "V", "mask")}
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of a sequence. `layouts` {argument index: layout} hands an argument over in another memory
+    layout (sandbox/child/inputs.py: laid_out); `keep` keeps its inputs alive after the call (else they are
+    dropped); `reuse` (the index of a kept call) refills that call's tensors with this call's values."""
+    target: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    layouts: dict = field(default_factory=dict)
+    keep: bool = False
+    reuse: int | None = None
+    judged: bool = True
+
+    def request(self) -> dict:
+        return {"target": self.target, "args": list(self.args), "kwargs": self.kwargs,
+                "layouts": {str(i): layout for i, layout in self.layouts.items() if layout},
+                "keep": self.keep, "reuse": self.reuse, "judged": self.judged}
+
+    def describe(self) -> str:
+        """`apply_mask(scores: float32 (3, 4, 6), mask: bool (6,) (a 1-D mask))`: what the call was sent."""
+        names = PARAMETERS.get(self.target, ())
+        parts = [describe_value(names[i] if i < len(names) else f"argument {i + 1}", value, self.layouts.get(i))
+                 for i, value in enumerate(self.args)]
+        parts += [describe_value(name, value) for name, value in self.kwargs.items()]
+        return f"{self.target}({', '.join(parts)})"
+
+
+def describe_value(name: str, value: object, layout: str | None = None) -> str:
+    if isinstance(value, dict) and set(value) == {"$randn"}:
+        value = torch.empty(value["$randn"]["shape"], dtype=getattr(torch, value["$randn"].get("dtype", "float32")))
+    if isinstance(value, torch.Tensor):
+        dtype = str(value.dtype).removeprefix("torch.")
+        text = f"{name}: {dtype} {tuple(value.shape)}"
+        if "mask" in name and value.dim() < 3:
+            text += f" (a {value.dim()}-D mask)"
+        if layout:
+            text += " expanded (stride 0)" if layout.startswith("expanded") else " not contiguous"
+        return text
+    if value is None:
+        return f"{name}: None"
+    return f"{name}: {type(value).__name__} {value!r}"[:120]
+
+
+def run_sequence(student, calls: list[Call]) -> list:
+    """The judged calls' outputs, in order (an unjudged call's answer is None). A failure of a judged call, or
+    inputs modified in place by any call, is the student's fault, naming the call as it was sent."""
+    child = student._connect()
+    limits = student.server.config.limits
+    request = {"op": "sequence", "calls": [c.request() for c in calls]}
+    try:
+        reply = child.request(request, limits.call_seconds * (1 + len(calls) // 16))
+    except Exception as failure:  # noqa: BLE001 - ChildFailure: a crash, a hang, memory exhausted
+        from ..sandbox import ChildFailure  # noqa: PLC0415
+        if not isinstance(failure, ChildFailure):
+            raise
+        raise StudentFault(f"calling {calls[0].target} and {len(calls) - 1} further calls: {failure}") from None
+    student._keep_output(reply)
+    from .student import check_watch  # noqa: PLC0415 - student.py imports this module
+    check_watch(f"{calls[0].target}(...)", reply)
+    if not reply.get("ok"):
+        number = reply.get("call")
+        failed = calls[number] if isinstance(number, int) and 0 <= number < len(calls) else None
+        what = f"calling {failed.describe()}" if failed else f"calling {calls[0].target}(...)"
+        error = reply.get("error")
+        kind = error.get("type") if isinstance(error, dict) else None
+        if kind in ("Missing", "NotImplementedError"):
+            target = failed.target if failed else calls[0].target
+            raise NotAttempted(f"{target} is not implemented yet (it still raises NotImplementedError)."
+                               if kind == "NotImplementedError" else f"{target}: {error.get('message')} in your file.")
+        if failed is not None:
+            student.diagnoser.record(Observation(Probe(failed.target, tuple(failed.args), dict(failed.kwargs)),
+                                                 raised=True, report={"backward": False}))
+        text, diagnoses = explain_exception(what, error) if isinstance(error, dict) else (f"{what} failed", ())
+        raise StudentFault(text, diagnoses=diagnoses)
+    outputs, mutated = reply.get("outputs"), reply.get("mutated")
+    if not isinstance(outputs, list) or len(outputs) != len(calls) or not isinstance(mutated, list):
+        raise StudentFault(f"calling {calls[0].target}: the process sent back a malformed reply")
+    for call, output in zip(calls, outputs):
+        if call.judged:
+            student.diagnoser.record(Observation(Probe(call.target, tuple(call.args), dict(call.kwargs)), output))
+    named = []
+    for text in mutated:  # "argument 2 of call 5": an unjudged call's changes are its own question's
+        number = str(text).rsplit(" ", 1)[-1]
+        index = int(number) - 1 if number.isdigit() else -1
+        if not 0 <= index < len(calls):
+            named.append(str(text)[:40])
+        elif calls[index].judged:
+            named.append(f"{str(text)[:40]}: {calls[index].describe()}")
+    if named:
+        named = named[:4]
+        target = calls[0].target
+        raise StudentFault(f"{target} modified its inputs in place ({'; '.join(named)}); a function must leave "
+                           "every input as it was.", diagnoses=(structural.inputs_modified(target, named),))
+    return outputs
