@@ -8,7 +8,8 @@ judged by the test; a failure names the call that failed as it was sent.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import torch
 
@@ -34,11 +35,13 @@ class Call:
     keep: bool = False
     reuse: int | None = None
     judged: bool = True
+    grad_args: tuple = ()     # arguments that require a gradient, as in training (no backward pass is run)
+    note: str = ""            # what feedback adds about the inputs ("allowed scores around -10000 ...")
 
     def request(self) -> dict:
         return {"target": self.target, "args": list(self.args), "kwargs": self.kwargs,
                 "layouts": {str(i): layout for i, layout in self.layouts.items() if layout},
-                "keep": self.keep, "reuse": self.reuse, "judged": self.judged}
+                "keep": self.keep, "reuse": self.reuse, "judged": self.judged, "grad_args": list(self.grad_args)}
 
     def describe(self) -> str:
         """`apply_mask(scores: float32 (3, 4, 6), mask: bool (6,) (a 1-D mask))`: what the call was sent."""
@@ -46,7 +49,7 @@ class Call:
         parts = [describe_value(names[i] if i < len(names) else f"argument {i + 1}", value, self.layouts.get(i))
                  for i, value in enumerate(self.args)]
         parts += [describe_value(name, value) for name, value in self.kwargs.items()]
-        return f"{self.target}({', '.join(parts)})"
+        return f"{self.target}({', '.join(parts)})" + (f" [{self.note}]" if self.note else "")
 
 
 def describe_value(name: str, value: object, layout: str | None = None) -> str:
@@ -58,7 +61,7 @@ def describe_value(name: str, value: object, layout: str | None = None) -> str:
         if "mask" in name and value.dim() < 3:
             text += f" (a {value.dim()}-D mask)"
         if layout:
-            text += " expanded (stride 0)" if layout.startswith("expanded") else " not contiguous"
+            text += ", expanded (stride 0)" if layout.startswith("expanded") else ", not contiguous"
         return text
     if value is None:
         return f"{name}: None"
@@ -116,3 +119,47 @@ def run_sequence(student, calls: list[Call]) -> list:
         raise StudentFault(f"{target} modified its inputs in place ({'; '.join(named)}); a function must leave "
                            "every input as it was.", diagnoses=(structural.inputs_modified(target, named),))
     return outputs
+
+
+Judge = Callable[[object, tuple, str], None]  # (the call's output, its arguments as tensors, how to name the call)
+
+
+def made(value: object) -> object:
+    """A seeded input ({"$randn": ...}) as the tensor the child makes of it; anything else as it is."""
+    if isinstance(value, dict) and set(value) == {"$randn"}:
+        from ..sandbox.child.inputs import seeded_randn  # noqa: PLC0415
+        spec = value["$randn"]
+        return seeded_randn(spec["shape"], spec["seed"], spec.get("dtype", "float32"), spec.get("scale", 1.0))
+    return value
+
+
+def flipped(args: tuple) -> tuple:
+    """The same shapes, dtypes and layouts with other values: every tensor reversed along all its axes."""
+    return tuple(made(a).flip(tuple(range(made(a).dim()))) if isinstance(made(a), torch.Tensor) else a for a in args)
+
+
+def stateful(judged: list[tuple[Call, Judge]], stir: list[Call]) -> list[tuple[Call, Judge | None]]:
+    """The judged calls as a caller's program makes them: the first call's inputs kept, then refilled in place
+    with other values (the same ids, addresses and layouts) and with its own values again, later calls' inputs
+    dropped after them (their ids and memory free for the next call), and an unjudged call of another function
+    (`stir`) after every third call. Every judged call is judged."""
+    (first, judge), rest = judged[0], judged[1:]
+    sequence: list[tuple[Call, Judge | None]] = [(replace(first, keep=True), judge)]
+    again = [(replace(first, args=flipped(first.args), reuse=0, note=f"{first.note}, its values reversed".lstrip(", ")), judge),
+             (replace(first, reuse=0, note=f"{first.note}, called again".lstrip(", ")), judge)]
+    for number, (call, check) in enumerate(rest, 1):
+        sequence.append((call, check))
+        if number <= len(again):
+            sequence.append(again[number - 1])
+        if stir and number % 3 == 0:
+            sequence.append((stir[(number // 3) % len(stir)], None))
+    sequence += again[len(rest):]
+    return sequence
+
+
+def judge_sequence(student, sequence: list[tuple[Call, Judge | None]]) -> None:
+    """Run the sequence in one round trip and judge every judged call's answer."""
+    outputs = student.sequence([call for call, _ in sequence])
+    for (call, judge), output in zip(sequence, outputs):
+        if judge is not None:
+            judge(output, tuple(made(a) for a in call.args), call.describe())

@@ -153,6 +153,9 @@ def coincident_sizes(names: tuple[str, ...], distinct: tuple[int, ...], largest:
     return tuple(dict.fromkeys(found))
 
 
+EDGE_LAYOUTS = ("contiguous", "strided")
+
+
 def edge_sizes() -> tuple:
     """(B, T_q, T_k, d) for the score functions and attention."""
     return coincident_sizes(("B", "T_q", "T_k", "d"), (2, 3, 5, 7), (MAX_B, MAX_T, MAX_T, MAX_D))
@@ -160,13 +163,15 @@ def edge_sizes() -> tuple:
 
 def edge_masks(seed: int) -> tuple:
     """Every mask form at every coincidence and bound of (B, T_q, T_k) (a 1-D (T_k,) mask at T_q = T_k, a
-    (T_q, T_k) mask at T_q = B ...), dtypes and layouts in turn, each row with allowed scores at -1e4 (or, in
+    (T_q, T_k) mask at T_q = B ...), handed over in its own shape (contiguous or not: an expanded mask would hide
+    its shape; the drawn probes expand theirs), dtypes in turn, each row with allowed scores at -1e4 (or, in
     every other probe, some rows at +1e4) and its masked scores at +1e4: both bounds of |score| <= 1e4 in one
     row. Largest: T_q = T_k = MAX_T."""
     sizes = coincident_sizes(("B", "T_q", "T_k"), (2, 3, 5), (MAX_B, MAX_T, MAX_T))
     probes = []
     for n, ((B, T_q, T_k), form) in enumerate((size, form) for size in sizes for form in MASK_FORMS):
-        probes.append(MaskProbe(B, T_q, T_k, form, MASK_DTYPES[n % len(MASK_DTYPES)], LAYOUTS[n % len(LAYOUTS)],
+        turn = n + n // len(MASK_FORMS)  # dtypes and layouts in turn, not in step with the forms
+        probes.append(MaskProbe(B, T_q, T_k, form, MASK_DTYPES[turn % len(MASK_DTYPES)], EDGE_LAYOUTS[turn % 2],
                                 probe_seed(seed + 2 * n), probe_seed(seed + 2 * n + 1), 1.0, -SCORE_LIMIT,
                                 "balanced" if n % 2 else "uniform", SCORE_LIMIT))
     return tuple(probes)

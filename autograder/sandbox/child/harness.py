@@ -103,6 +103,7 @@ def _shares_memory(output, args: list) -> bool:
 class Harness:
     def __init__(self) -> None:
         self.module: types.ModuleType | None = None
+        self.calling = 0
         self.out = BoundedText()
 
     def load(self, request: dict) -> dict:
@@ -144,10 +145,11 @@ class Harness:
         # as the student's file set it (a file that switches it off must still be seen doing so)
         autograd = torch.no_grad() if request.get("no_grad") else contextlib.nullcontext()
         with watch.Watch() as seen, autograd:
+            self.calling = 0
             try:
                 self._probe(target, request, args, kwargs, originals, reply)
             except BaseException as exc:  # noqa: BLE001
-                reply = {"ok": False, "error": describe_error(exc)}
+                reply = {"ok": False, "error": describe_error(exc), "call": self.calling}
         reply.update(seen.report())
         return reply
 
@@ -188,6 +190,7 @@ class Harness:
             more_kwargs = inputs.materialize(call.get("kwargs", {}))
             calls.append((more_args, more_kwargs, [_copy(a) for a in more_args],
                           {k: _copy(v) for k, v in more_kwargs.items()}))
+            self.calling = number  # which call failed, if one does (0: the first)
             more.append(target(*more_args, **more_kwargs))
         if more:
             reply["more"] = more
@@ -235,6 +238,8 @@ class Harness:
         args = [_refilled(earlier[i] if i < len(earlier) else None, inputs.laid_out(_fresh(a), layouts.get(str(i))))
                 for i, a in enumerate(call.get("args", []))]
         kwargs = {k: _fresh(v) for k, v in call.get("kwargs", {}).items()}
+        for index in call.get("grad_args") or []:  # as in training: these inputs require a gradient
+            args[index] = args[index].detach().requires_grad_(True)
         before = [_copy(a) for a in args]
         try:
             output = target(*args, **kwargs)
