@@ -28,6 +28,14 @@
 #   - a module holds exactly the parameters its exercise names, with the shapes given, and no others (no biases,
 #     no extra learnable tensors); plain attributes and buffers are fine;
 #   - functions must not modify any of their inputs in place (scores, masks, Q, K, V alike), on any call.
+#   - the sizes graded, each up to its largest: B up to 4; T_q, T_k and T up to 64; d up to 64; `softmax_entropy`'s
+#     weights with 0 to 4 leading dimensions (`(T_k,)` up to `(A, B, C, D, T_k)`). Every size may be 1, and any
+#     two may be equal (T_q = B, T_k = d, T_q = T_k ...); a mask comes in any shape that broadcasts, a 1-D `(T_k,)`
+#     one included; allowed scores reach -10 000 in the same row as masked scores of +10 000.
+#   - each function is called many times in a row, on new inputs whose memory and `id()` may be those of inputs
+#     freed before, and on the same tensors refilled with other values, with your other functions called in
+#     between: every answer must come from the values of its own call's inputs (an answer cached by a tensor's
+#     `id()`, address or layout goes stale).
 #   - your code runs in one thread of one process: starting a thread or a process is refused while grading
 #     (nothing in these exercises needs one).
 #
@@ -595,9 +603,9 @@ def allowed_by(scores, mask):
 
 
 def mask_calls(name, fixed_seed, drawn_seed, judge, count=8):
-    """[(Call, judge)]: `name`(scores, mask) on masks drawn from the documented space (grading/space.py), each mask
-    in its drawn layout, the first one's scores requiring a gradient (as in training), then on the fixed probes
-    and on the space's edges: every mask form at every coincidence and bound of the sizes, with allowed scores at
+    """[(Call, judge)]: `name`(scores, mask) on the fixed probes, then on masks drawn from the documented space
+    (grading/space.py), each mask in its drawn layout, the first one's scores requiring a gradient (as in
+    training), then on the space's edges: every mask form at every coincidence and bound of the sizes, with allowed scores at
     -1e4 and masked ones at +1e4 in one row."""
     probes = [*space.mask_draws(count, drawn_seed), *space.edge_masks(drawn_seed * 1000)]
     calls = []
@@ -605,8 +613,8 @@ def mask_calls(name, fixed_seed, drawn_seed, judge, count=8):
         scores, mask, _ = probe.build()
         calls.append((Call(name, (scores, mask), layouts={1: probe.child_layout()}, grad_args=(0,) if n == 0 else (),
                            note=probe.describe()), judge))
-    calls[1:1] = [(Call(name, (scores, mask), note=kind), judge) for scores, mask, _, kind in mask_probes(fixed_seed)]
-    return calls
+    fixed = [(Call(name, (scores, mask), note=kind), judge) for scores, mask, _, kind in mask_probes(fixed_seed)]
+    return fixed + calls  # the fixed probes first: a mistake's diagnosis reads the calls up to the first failure
 
 
 @pytest.mark.question("apply_mask")

@@ -13,7 +13,12 @@
 # - `Q` is `(B, T_q, d_k)`, `K` is `(B, T_k, d_k)`, `V` is `(B, T_k, d_v)`; outputs are `(B, T_q, d_v)` and
 #   weights `(B, T_q, T_k)`.
 # - A mask is 1/`True` where a key is **allowed**, 0/`False` where it is forbidden (bool, 0/1 int or 0/1 float),
-#   in any shape that broadcasts to the weights: `(T_q, T_k)`, `(B, 1, T_k)` or `(B, T_q, T_k)`.
+#   in any shape that broadcasts to the weights: `(T_k,)`, `(T_q, T_k)`, `(B, 1, T_k)` or `(B, T_q, T_k)`.
+# - The sizes graded, each up to its largest: B up to 4, T_q and T_k up to 64, d_k up to 64. Every size may be 1
+#   and any two may be equal (T_q = B, T_k = d_k, T_q = T_k ...); allowed scores reach -10 000 in the same row as
+#   masked scores of +10 000. `attention` is called many times in a row on new inputs (whose memory and `id()`
+#   may be those of inputs freed before) and on the same tensors refilled with other values: every answer must
+#   come from the inputs of its own call.
 # - **The masking rule:** a masked key must end with weight **exactly 0**, for any allowed scores with
 #   $|e_{ij}| \le 10\,000$: fill with `float("-inf")` (`finfo.min`, `-1e9` and `-1e6` work too; `-30` does not).
 # - Fused attention may **not** run inside your code (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`,
@@ -201,12 +206,15 @@ STIRRING = [Call("attention", (torch.ones(1, 2, 3), torch.ones(1, 4, 3), torch.o
 
 
 def extreme_attention_inputs(probe, n):
-    """(Q, K, V, mask) whose scores Q K^T / sqrt(d_k) are the edge probe's (allowed at -1e4, masked at +1e4, within
-    float32 rounding of the bound): d_k = T_k, K the identity and Q the scores scaled by sqrt(d_k)."""
+    """(Q, K, V, mask) whose scores Q K^T / sqrt(d_k) are the edge probe's rounded to integers (allowed at -1e4,
+    masked at +1e4): d_k the first of 1, 4, 16, 64 at least T_k, k_j the j-th unit vector and q_i the scores of row
+    i times sqrt(d_k), so that every way of computing the scores in float32 is exact (sqrt(d_k) and its inverse
+    are powers of 2), as the float64 reference is."""
     scores, mask, _ = probe.build()
-    d_k = probe.T_k
-    K = torch.eye(d_k).expand(probe.B, d_k, d_k).contiguous()
-    Q = (scores.double() * (1 - 1e-6) * d_k ** 0.5).float()
+    d_k = next(d for d in (1, 4, 16, 64) if d >= probe.T_k)
+    K = torch.eye(probe.T_k, d_k).expand(probe.B, probe.T_k, d_k).contiguous()
+    Q = torch.zeros(probe.B, probe.T_q, d_k)
+    Q[..., :probe.T_k] = scores.round() * d_k ** 0.5
     (V,) = inputs(700 + n, (probe.B, probe.T_k, 1 + n % 4))
     return Q, K, V, mask
 
@@ -242,16 +250,16 @@ def attention_mask_probes(seed):
 @pytest.mark.tags("mask after softmax", "inverted mask", "padding mask broadcast", "small fill value")
 def test_attention_masks(student):
     """Every mask form and shape: forbidden keys get weight exactly 0, rows sum to 1, values match"""
-    probes = space.mask_draws(8, 42)
-    # the first call's Q, K and V require gradients (as in training), the others' do not
-    calls = [(Call("attention", drawn_attention_inputs(probe, n)[0], layouts={3: probe.child_layout()},
-                   grad_args=(0, 1, 2) if n == 0 else (), note=probe.describe()), check_masked)
-             for n, probe in enumerate(probes)]
-    calls += [(Call("attention", (Q, K, V, mask), note=kind), check_masked)
-              for Q, K, V, mask, _, kind in attention_mask_probes(3)]
+    # the fixed probes first: a mistake's diagnosis reads the calls up to the first failure
+    calls = [(Call("attention", (Q, K, V, mask), note=kind), check_masked)
+             for Q, K, V, mask, _, kind in attention_mask_probes(3)]
     Q, K, V = inputs(20, (3, 5, 6), (3, 7, 6), (3, 7, 4))
     calls += [(Call("attention", (Q, K, V, random_mask(seed, 3, 5, 7)), note=f"the {which} of two different masks "
                     "of the same shape"), check_masked) for seed, which in ((21, "first"), (22, "second"))]
+    # the first drawn call's Q, K and V require gradients (as in training), the others' do not
+    calls += [(Call("attention", drawn_attention_inputs(probe, n)[0], layouts={3: probe.child_layout()},
+                    grad_args=(0, 1, 2) if n == 0 else (), note=probe.describe()), check_masked)
+              for n, probe in enumerate(space.mask_draws(8, 42))]
     # the space's edges: every mask form at every coincidence and bound of the sizes, allowed scores at -1e4
     # and masked ones at +1e4 in one row
     calls += [(Call("attention", extreme_attention_inputs(probe, n), layouts={3: probe.child_layout()},

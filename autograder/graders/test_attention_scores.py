@@ -326,9 +326,9 @@ def allowed_by(scores, mask):
 
 
 def mask_calls(name, fixed_seed, drawn_seed, judge, count=8):
-    """[(Call, judge)]: `name`(scores, mask) on masks drawn from the documented space (grading/space.py), each mask
-    in its drawn layout, the first one's scores requiring a gradient (as in training), then on the fixed probes
-    and on the space's edges: every mask form at every coincidence and bound of the sizes, with allowed scores at
+    """[(Call, judge)]: `name`(scores, mask) on the fixed probes, then on masks drawn from the documented space
+    (grading/space.py), each mask in its drawn layout, the first one's scores requiring a gradient (as in
+    training), then on the space's edges: every mask form at every coincidence and bound of the sizes, with allowed scores at
     -1e4 and masked ones at +1e4 in one row."""
     probes = [*space.mask_draws(count, drawn_seed), *space.edge_masks(drawn_seed * 1000)]
     calls = []
@@ -336,8 +336,8 @@ def mask_calls(name, fixed_seed, drawn_seed, judge, count=8):
         scores, mask, _ = probe.build()
         calls.append((Call(name, (scores, mask), layouts={1: probe.child_layout()}, grad_args=(0,) if n == 0 else (),
                            note=probe.describe()), judge))
-    calls[1:1] = [(Call(name, (scores, mask), note=kind), judge) for scores, mask, _, kind in mask_probes(fixed_seed)]
-    return calls
+    fixed = [(Call(name, (scores, mask), note=kind), judge) for scores, mask, _, kind in mask_probes(fixed_seed)]
+    return fixed + calls  # the fixed probes first: a mistake's diagnosis reads the calls up to the first failure
 
 
 @pytest.mark.question("apply_mask")

@@ -68,9 +68,18 @@ def describe_value(name: str, value: object, layout: str | None = None) -> str:
     return f"{name}: {type(value).__name__} {value!r}"[:120]
 
 
-def run_sequence(student, calls: list[Call]) -> list:
-    """The judged calls' outputs, in order (an unjudged call's answer is None). A failure of a judged call, or
-    inputs modified in place by any call, is the student's fault, naming the call as it was sent."""
+@dataclass
+class Answers:
+    """What a sequence gave: the outputs of the calls that returned (all of them, unless one raised), and the
+    faults to charge once those outputs are judged (inputs modified in place, then the call that raised)."""
+    outputs: list
+    faults: list
+    failed: Call | None = None   # the judged call that raised, if one did
+
+
+def send_sequence(student, calls: list[Call]) -> Answers:
+    """Run `calls` in the student's process in one round trip. A missing or unwritten function, a crash or a hang
+    is raised at once; the rest is handed back to be charged after the outputs before it are judged."""
     child = student._connect()
     limits = student.server.config.limits
     request = {"op": "sequence", "calls": [c.request() for c in calls]}
@@ -84,6 +93,17 @@ def run_sequence(student, calls: list[Call]) -> list:
     student._keep_output(reply)
     from .student import check_watch  # noqa: PLC0415 - student.py imports this module
     check_watch(f"{calls[0].target}(...)", reply)
+    outputs, mutated = reply.get("outputs"), reply.get("mutated")
+    if not isinstance(outputs, list) or len(outputs) > len(calls) or not isinstance(mutated, list) or (
+            reply.get("ok") and len(outputs) != len(calls)):
+        raise StudentFault(f"calling {calls[0].target}: the process sent back a malformed reply")
+    answers = Answers(outputs, [])
+    changed = modified(calls, mutated)
+    if changed:
+        target = calls[0].target
+        answers.faults.append(StudentFault(f"{target} modified its inputs in place ({'; '.join(changed)}); a "
+                                           "function must leave every input as it was.",
+                                           diagnoses=(structural.inputs_modified(target, changed),)))
     if not reply.get("ok"):
         number = reply.get("call")
         failed = calls[number] if isinstance(number, int) and 0 <= number < len(calls) else None
@@ -94,31 +114,50 @@ def run_sequence(student, calls: list[Call]) -> list:
             target = failed.target if failed else calls[0].target
             raise NotAttempted(f"{target} is not implemented yet (it still raises NotImplementedError)."
                                if kind == "NotImplementedError" else f"{target}: {error.get('message')} in your file.")
-        if failed is not None:
-            student.diagnoser.record(Observation(Probe(failed.target, tuple(failed.args), dict(failed.kwargs)),
-                                                 raised=True, report={"backward": False}))
         text, diagnoses = explain_exception(what, error) if isinstance(error, dict) else (f"{what} failed", ())
-        raise StudentFault(text, diagnoses=diagnoses)
-    outputs, mutated = reply.get("outputs"), reply.get("mutated")
-    if not isinstance(outputs, list) or len(outputs) != len(calls) or not isinstance(mutated, list):
-        raise StudentFault(f"calling {calls[0].target}: the process sent back a malformed reply")
-    for call, output in zip(calls, outputs):
-        if call.judged:
-            student.diagnoser.record(Observation(Probe(call.target, tuple(call.args), dict(call.kwargs)), output))
+        answers.faults.append(StudentFault(text, diagnoses=diagnoses))
+        answers.failed = failed
+    return answers
+
+
+def modified(calls: list[Call], mutated: list) -> list[str]:
+    """The child's "argument 2 of call 5" reports, each with its call as sent; an unjudged call's changes are its
+    own question's."""
     named = []
-    for text in mutated:  # "argument 2 of call 5": an unjudged call's changes are its own question's
+    for text in mutated:
         number = str(text).rsplit(" ", 1)[-1]
         index = int(number) - 1 if number.isdigit() else -1
         if not 0 <= index < len(calls):
             named.append(str(text)[:40])
         elif calls[index].judged:
             named.append(f"{str(text)[:40]}: {calls[index].describe()}")
-    if named:
-        named = named[:4]
-        target = calls[0].target
-        raise StudentFault(f"{target} modified its inputs in place ({'; '.join(named)}); a function must leave "
-                           "every input as it was.", diagnoses=(structural.inputs_modified(target, named),))
-    return outputs
+    return named[:4]
+
+
+def record(student, call: Call, output: object = None, raised: bool = False) -> None:
+    """The call as the diagnosis sees it (grading/diagnose.py): made before its output is judged, so that the
+    calls after a failing one are not evidence, as when each call was a round trip of its own."""
+    probe = Probe(call.target, tuple(call.args), dict(call.kwargs))
+    student.diagnoser.record(Observation(probe, raised=True, report={"backward": False}) if raised
+                             else Observation(probe, output))
+
+
+def charge(student, answers: Answers) -> None:
+    for fault in answers.faults:
+        if answers.failed is not None and fault is answers.faults[-1]:
+            record(student, answers.failed, raised=True)
+        raise fault
+
+
+def run_sequence(student, calls: list[Call]) -> list:
+    """The outputs of every call (an unjudged call's answer is None); a failure of a judged call, or inputs
+    modified in place by one, is the student's fault, naming the call as it was sent."""
+    answers = send_sequence(student, calls)
+    for call, output in zip(calls, answers.outputs):
+        if call.judged:
+            record(student, call, output)
+    charge(student, answers)
+    return answers.outputs
 
 
 Judge = Callable[[object, tuple, str], None]  # (the call's output, its arguments as tensors, how to name the call)
@@ -158,8 +197,11 @@ def stateful(judged: list[tuple[Call, Judge]], stir: list[Call]) -> list[tuple[C
 
 
 def judge_sequence(student, sequence: list[tuple[Call, Judge | None]]) -> None:
-    """Run the sequence in one round trip and judge every judged call's answer."""
-    outputs = student.sequence([call for call, _ in sequence])
-    for (call, judge), output in zip(sequence, outputs):
+    """Run the sequence in one round trip and judge every judged call's answer in order; then charge inputs
+    modified in place, then a call that raised."""
+    answers = send_sequence(student, [call for call, _ in sequence])
+    for (call, judge), output in zip(sequence, answers.outputs):
         if judge is not None:
+            record(student, call, output)
             judge(output, tuple(made(a) for a in call.args), call.describe())
+    charge(student, answers)

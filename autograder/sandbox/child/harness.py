@@ -221,8 +221,7 @@ class Harness:
             except BaseException as exc:  # noqa: BLE001
                 error = {"type": "Missing", "message": str(exc)} if isinstance(exc, _Missing) else describe_error(exc)
                 reply = {"ok": False, "call": number, "error": error}
-        if reply["ok"]:
-            reply.update(outputs=outputs, mutated=mutated)
+        reply.update(outputs=outputs, mutated=mutated)  # up to the call that raised, if one did
         reply.update(seen.report())
         return reply
 
