@@ -4,8 +4,9 @@ history is caught (grading/calls.py: every function's probes as one stateful seq
 - The edge cases are derived, not listed by hand: every pair of sizes equal, each at 1 and at its largest, every
   mask form at each of them with allowed scores at -1e4 and masked ones at +1e4 in one row, every rank of
   softmax_entropy's weights, causal_mask up to the largest T.
-- The reference and every correct catalogue style pass the hidden tests that carry the edges, on the graders'
-  seeds and on shifted ones (no false fail).
+- No false fail: every correct catalogue style and the reference get full marks from these hidden tests
+  (tests/test_catalogue.py, through the real engine), and the property tests of tests/test_property_probes.py
+  draw edges beside ordinary points.
 - Wrong code is generated at each edge (fills from -1e3 to -1e4, additive masks, fixed buffers sliced to T,
   rank-specific axes, caches keyed on id(), on an address or on a mask's layout, masks read by guessing from a
   coincidence of sizes) and must fail the hidden test of the function it sits in; fills beyond the rule's bound
@@ -19,12 +20,12 @@ import itertools
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from autograder.grading import space
+from autograder.grading import calls as grading_calls, space
 from autograder.grading.student import StudentFault
 from tests.classroom import solution_text
-from tests.test_property_probes import GRADERS, TEXTS, local_student
+from tests.test_property_probes import GRADERS, local_student
 
 SIZE_NAMES = ("B", "T_q", "T_k", "d")
 LARGEST = {"B": space.MAX_B, "T_q": space.MAX_T, "T_k": space.MAX_T, "d": space.MAX_D}
@@ -78,24 +79,19 @@ def test_entropy_ranks_and_padding_lengths_reach_their_bounds():
     assert any(len(ls) == T_k for ls, T_k in lengths), "B = T_k"
 
 
-class Recorder:
-    """A student handle that records the calls a hidden test sends, and answers with the reference."""
-
-    def __init__(self, assignment):
-        self.inner, self.sent = local_student(assignment, solution_text(assignment)), []
-
-    def sequence(self, calls):
-        self.sent += calls
-        return self.inner.sequence(calls)
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-
 def sent(assignment, test):
-    recorder = Recorder(assignment)
-    getattr(GRADERS[assignment], test)(recorder)
-    return recorder.sent
+    """The calls a hidden test sends in sequences, the reference answering."""
+    calls = []
+
+    def recorded(student, sequence):
+        calls.extend(sequence)
+        return send(student, sequence)
+
+    send = grading_calls.send_sequence
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grading_calls, "send_sequence", recorded)
+        getattr(GRADERS[assignment], test)(local_student(assignment, solution_text(assignment)))
+    return calls
 
 
 def test_causal_mask_is_asked_for_every_T_up_to_the_largest():
@@ -116,13 +112,6 @@ def test_each_sequence_keeps_refills_frees_and_stirs(assignment, test):
     assert len(judged) >= 10
 
 
-STYLES = [pytest.param(name, assignment, test, id=f"{name}-{test}") for name, assignment in TEXTS
-          for test in EDGE_TESTS[assignment]]
-
-
-@pytest.mark.parametrize("name, assignment, test", STYLES)
-def test_correct_styles_pass_at_every_edge(name, assignment, test):
-    getattr(GRADERS[assignment], test)(local_student(assignment, TEXTS[name, assignment]))
 
 
 # ---- wrong code at each edge -------------------------------------------------------------------------------------
@@ -187,7 +176,7 @@ def mask_case(function, prepare="pass", fill=RIGHT_FILL):
     return assignment, test, template.replace("{prepare}", prepare).replace("{fill}", fill)
 
 
-NARROW = settings(max_examples=4, deadline=None, database=None, derandomize=True,
+NARROW = settings(max_examples=1, deadline=None, database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck))
 
 
@@ -195,6 +184,7 @@ NARROW = settings(max_examples=4, deadline=None, database=None, derandomize=True
 @pytest.mark.parametrize("kind", sorted(FILLS))
 @NARROW
 @given(value=st.floats(-1.0e4, -1.0e3))
+@example(value=-1.0e4)
 def test_fills_within_the_score_range_fail(function, kind, value):
     """A fill (or an additive mask) anywhere from -1e3 to -1e4 leaks weight at allowed scores of -1e4."""
     assignment, test, code = mask_case(function, fill=FILLS[kind].replace("{v}", repr(value)))
@@ -202,9 +192,10 @@ def test_fills_within_the_score_range_fail(function, kind, value):
 
 
 @pytest.mark.parametrize("function", sorted(MASK_FUNCTIONS))
-@pytest.mark.parametrize("kind", ["fill", "where"])
+@pytest.mark.parametrize("kind", ["fill"])
 @NARROW
 @given(value=st.floats(-1.0e9, -2.0e4))
+@example(value=-1.0e6)
 def test_fills_beyond_the_rule_pass(function, kind, value):
     """A fill far enough below every allowed score (the handout's -1e6, -1e9) gives masked keys weight exactly 0:
     the edge probes judge the rule, not the number written."""
@@ -212,7 +203,7 @@ def test_fills_beyond_the_rule_pass(function, kind, value):
     assert graded(assignment, test, code) is None
 
 
-@pytest.mark.parametrize("function", sorted(MASK_FUNCTIONS))
+@pytest.mark.parametrize("function", ["apply_mask", "attention"])  # attention_weights calls apply_mask
 @pytest.mark.parametrize("guess", sorted(GUESSES))
 def test_masks_read_by_a_guess_or_from_a_cache_fail(function, guess):
     assignment, test, code = mask_case(function, prepare=GUESSES[guess])
@@ -232,8 +223,7 @@ CACHED = {
                   "(lambda w: (w @ V, w))(F.softmax(Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1]), dim=-1))",
                   "Q, K, V, mask=None"),
 }
-KEYS = {"id": "id({x})", "address": "{x}.data_ptr()", "id and shape": "(id({x}), tuple({x}.shape))",
-        "layout": "(tuple({x}.shape), {x}.stride(), {x}.dtype)"}
+KEYS = {"id": "id({x})", "address": "{x}.data_ptr()", "layout": "(tuple({x}.shape), {x}.stride(), {x}.dtype)"}
 
 
 @pytest.mark.parametrize("function", sorted(CACHED))
@@ -248,7 +238,7 @@ def test_answers_cached_on_an_inputs_identity_address_or_layout_fail(function, k
     assert graded(assignment, test, code) is not None
 
 
-@pytest.mark.parametrize("size", [8, 16, 32, 63])
+@pytest.mark.parametrize("size", [16, space.MAX_T - 1])
 def test_fixed_buffers_sliced_to_the_size_fail(size):
     causal = (f"_BUFFER = torch.ones({size}, {size}, dtype=torch.bool).tril()\n\n"
               "def causal_mask(T):\n    return _BUFFER[:T, :T]\n")
