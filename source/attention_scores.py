@@ -71,6 +71,7 @@ SHAPES = [(3, 5, 7, 6), (2, 3, 9, 16), (2, 4, 6, 9)]
 EDGE_SHAPES = [(1, 1, 4, 9), (2, 6, 6, 6)]
 
 
+@memoized  # the same for every student: computed once per grading process
 def scores_reference(Q, K, scale=1.0):
     return tol.scaled(*tol.matmul(Q, K.double().transpose(-2, -1)), scale)
 
@@ -607,13 +608,18 @@ def mask_calls(name, fixed_seed, drawn_seed, judge, count=8):
     (grading/space.py), each mask in its drawn layout, the first one's scores requiring a gradient (as in
     training), then on the space's edges: every mask form at every coincidence and bound of the sizes, with allowed scores at
     -1e4 and masked ones at +1e4 in one row."""
+    return [(call, judge) for call in masked_calls(name, fixed_seed, drawn_seed, count)]
+
+
+@memoized  # the same for every student: built once per grading process
+def masked_calls(name, fixed_seed, drawn_seed, count):
     probes = [*space.mask_draws(count, drawn_seed), *space.edge_masks(drawn_seed * 1000)]
     calls = []
     for n, probe in enumerate(probes):
         scores, mask, _ = probe.build()
-        calls.append((Call(name, (scores, mask), layouts={1: probe.child_layout()}, grad_args=(0,) if n == 0 else (),
-                           note=probe.describe()), judge))
-    fixed = [(Call(name, (scores, mask), note=kind), judge) for scores, mask, _, kind in mask_probes(fixed_seed)]
+        calls.append(Call(name, (scores, mask), layouts={1: probe.child_layout()}, grad_args=(0,) if n == 0 else (),
+                          note=probe.describe()))
+    fixed = [Call(name, (scores, mask), note=kind) for scores, mask, _, kind in mask_probes(fixed_seed)]
     return fixed + calls  # the fixed probes first: a mistake's diagnosis reads the calls up to the first failure
 
 
@@ -688,6 +694,7 @@ def test_attention_weights(attention_weights):
         "rows must still sum to 1 under a mask." + known_mistake("test_attention_weights", 1, weights))
 
 # %% exercise="attention_weights" role="hidden"
+@memoized
 def weights_reference(scores, allowed=None):
     return tol.softmax(scores, torch.zeros_like(scores, dtype=torch.float64), allowed)
 
@@ -794,7 +801,7 @@ def test_causal_mask(causal_mask):
 @pytest.mark.tags("inverted mask", "future leakage")
 def test_causal_mask(student):
     """causal_mask(T) is a (T, T) mask, bool or 0/1, allowing exactly the keys j <= i"""
-    calls = [(Call("causal_mask", (T,)), check_causal) for T in (4, 1, 7, *range(2, space.MAX_T + 1))]
+    calls = [(Call("causal_mask", (T,)), check_causal) for T in (4, 1, 7, *space.edge_T())]
     judge_sequence(student, stateful(calls, stirring("causal_mask")))
 
 
@@ -906,7 +913,7 @@ def test_softmax_entropy_values(student):
 
 
 def check_entropy(got, args, what):
-    expect.within(got, tol.entropy(args[0]), what, "H = -sum_j p_j ln p_j over the last dim, in nats (natural log), "
+    expect.within(got, entropy_reference(args[0]), what, "H = -sum_j p_j ln p_j over the last dim, in nats (natural log), "
                   "one value per row: weights.shape[:-1] (weights may have any number of leading dimensions).")
 
 
@@ -932,6 +939,11 @@ def test_softmax_entropy_zeros(student):
 # constant. The grader runs the same experiment on your functions. Nothing new to implement here.
 
 # %% exercise="saturation" role="hidden"
+@memoized
+def entropy_reference(weights):
+    return tol.entropy(weights)
+
+
 SATURATION_DIMS = (8, 64, 256)
 
 

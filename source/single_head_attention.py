@@ -250,21 +250,25 @@ def attention_mask_probes(seed):
 @pytest.mark.tags("mask after softmax", "inverted mask", "padding mask broadcast", "small fill value")
 def test_attention_masks(student):
     """Every mask form and shape: forbidden keys get weight exactly 0, rows sum to 1, values match"""
+    judge_sequence(student, stateful([(call, check_masked) for call in masked_calls()], STIRRING))
+
+
+@memoized  # the same for every student: built once per grading process
+def masked_calls():
     # the fixed probes first: a mistake's diagnosis reads the calls up to the first failure
-    calls = [(Call("attention", (Q, K, V, mask), note=kind), check_masked)
-             for Q, K, V, mask, _, kind in attention_mask_probes(3)]
+    calls = [Call("attention", (Q, K, V, mask), note=kind) for Q, K, V, mask, _, kind in attention_mask_probes(3)]
     Q, K, V = inputs(20, (3, 5, 6), (3, 7, 6), (3, 7, 4))
-    calls += [(Call("attention", (Q, K, V, random_mask(seed, 3, 5, 7)), note=f"the {which} of two different masks "
-                    "of the same shape"), check_masked) for seed, which in ((21, "first"), (22, "second"))]
+    calls += [Call("attention", (Q, K, V, random_mask(seed, 3, 5, 7)), note=f"the {which} of two different masks of "
+                   "the same shape") for seed, which in ((21, "first"), (22, "second"))]
     # the first drawn call's Q, K and V require gradients (as in training), the others' do not
-    calls += [(Call("attention", drawn_attention_inputs(probe, n)[0], layouts={3: probe.child_layout()},
-                    grad_args=(0, 1, 2) if n == 0 else (), note=probe.describe()), check_masked)
+    calls += [Call("attention", drawn_attention_inputs(probe, n)[0], layouts={3: probe.child_layout()},
+                   grad_args=(0, 1, 2) if n == 0 else (), note=probe.describe())
               for n, probe in enumerate(space.mask_draws(8, 42))]
     # the space's edges: every mask form at every coincidence and bound of the sizes, allowed scores at -1e4
     # and masked ones at +1e4 in one row
-    calls += [(Call("attention", extreme_attention_inputs(probe, n), layouts={3: probe.child_layout()},
-                    note=probe.describe()), check_masked) for n, probe in enumerate(space.edge_masks(42_000))]
-    judge_sequence(student, stateful(calls, STIRRING))
+    calls += [Call("attention", extreme_attention_inputs(probe, n), layouts={3: probe.child_layout()},
+                   note=probe.describe()) for n, probe in enumerate(space.edge_masks(42_000))]
+    return calls
 
 
 def drawn_attention_inputs(probe, n):

@@ -16,6 +16,7 @@ import torch
 from ..diagnosis import Observation, Probe, structural
 from .diagnose import explain_exception
 from .faults import NotAttempted, StudentFault
+from .memo import memoized
 
 # The names of each graded function's arguments, as the handouts' stubs write them.
 PARAMETERS = {"dot_scores": ("Q", "K"), "scaled_dot_scores": ("Q", "K"), "apply_mask": ("scores", "mask"),
@@ -166,10 +167,15 @@ Judge = Callable[[object, tuple, str], None]  # (the call's output, its argument
 def made(value: object) -> object:
     """A seeded input ({"$randn": ...}) as the tensor the child makes of it; anything else as it is."""
     if isinstance(value, dict) and set(value) == {"$randn"}:
-        from ..sandbox.child.inputs import seeded_randn  # noqa: PLC0415
         spec = value["$randn"]
-        return seeded_randn(spec["shape"], spec["seed"], spec.get("dtype", "float32"), spec.get("scale", 1.0))
+        return _seeded(tuple(spec["shape"]), spec["seed"], spec.get("dtype", "float32"), spec.get("scale", 1.0))
     return value
+
+
+@memoized  # the same for every student
+def _seeded(shape, seed, dtype, scale):
+    from ..sandbox.child.inputs import seeded_randn  # noqa: PLC0415
+    return seeded_randn(list(shape), seed, dtype, scale)
 
 
 def flipped(args: tuple) -> tuple:

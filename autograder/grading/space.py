@@ -161,13 +161,22 @@ def edge_sizes() -> tuple:
     return coincident_sizes(("B", "T_q", "T_k", "d"), (2, 3, 5, 7), (MAX_B, MAX_T, MAX_T, MAX_D))
 
 
+def edge_mask_sizes() -> tuple:
+    """(B, T_q, T_k) where a mask's form matters: sizes apart, every pair equal, all equal, B = T_q = 1, T_k = 1 (one
+    key), all 1, and all at their largest (a size alone at its largest is the score functions' edge)."""
+    distinct, largest = (2, 3, 5), (MAX_B, MAX_T, MAX_T)
+    alone = {tuple(value if j == i else n for j, n in enumerate(distinct)) for i in (0, 1) for value in (1, largest[i])}
+    alone.add(tuple(largest[j] if j == 2 else n for j, n in enumerate(distinct)))
+    return tuple(s for s in coincident_sizes(("B", "T_q", "T_k"), distinct, largest) if s not in alone)
+
+
 def edge_masks(seed: int) -> tuple:
     """Every mask form at every coincidence and bound of (B, T_q, T_k) (a 1-D (T_k,) mask at T_q = T_k, a
     (T_q, T_k) mask at T_q = B ...), handed over in its own shape (contiguous or not: an expanded mask would hide
     its shape; the drawn probes expand theirs), dtypes in turn, each row with allowed scores at -1e4 (or, in
     every other probe, some rows at +1e4) and its masked scores at +1e4: both bounds of |score| <= 1e4 in one
     row. Largest: T_q = T_k = MAX_T."""
-    sizes = coincident_sizes(("B", "T_q", "T_k"), (2, 3, 5), (MAX_B, MAX_T, MAX_T))
+    sizes = edge_mask_sizes()
     probes = []
     for n, ((B, T_q, T_k), form) in enumerate((size, form) for size in sizes for form in MASK_FORMS):
         turn = n + n // len(MASK_FORMS)  # dtypes and layouts in turn, not in step with the forms
@@ -175,6 +184,12 @@ def edge_masks(seed: int) -> tuple:
                                 probe_seed(seed + 2 * n), probe_seed(seed + 2 * n + 1), 1.0, -SCORE_LIMIT,
                                 "balanced" if n % 2 else "uniform", SCORE_LIMIT))
     return tuple(probes)
+
+
+def edge_T() -> tuple:
+    """Sequence lengths for causal_mask(T): every T up to 8, and either side of where a fixed buffer would end
+    (16, 32, 48) up to MAX_T."""
+    return tuple(sorted({*range(1, 9), *(n + e for n in (16, 32, 48, MAX_T) for e in (-1, 0, 1) if n + e <= MAX_T)}))
 
 
 def edge_ranks() -> tuple:
