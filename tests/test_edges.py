@@ -51,12 +51,16 @@ def test_every_coincidence_and_bound_of_the_sizes_is_graded():
 def test_every_mask_form_meets_every_coincidence_at_both_bounds_of_the_scores():
     probes = space.edge_masks(7)
     shapes = {(p.B, p.T_q, p.T_k) for p in probes}
+    largest = (space.MAX_B, space.MAX_T, space.MAX_T)
+    assert largest in shapes
     for form in space.MASK_FORMS:
         mine = [p for p in probes if p.form == form]
-        assert {(p.B, p.T_q, p.T_k) for p in mine} == shapes, form
+        assert {(p.B, p.T_q, p.T_k) for p in mine} | {largest} == shapes, form
         assert any(p.T_q == p.B > 1 != p.T_k for p in mine) and any(p.T_q == p.T_k > 1 != p.B for p in mine)
-        assert any(p.T_k == p.B > 1 != p.T_q for p in mine) and any(p.T_q == p.T_k == space.MAX_T for p in mine)
+        assert any(p.T_k == p.B > 1 != p.T_q for p in mine) and any(p.B == p.T_q == 1 < p.T_k for p in mine)
+        assert any(p.T_k == 1 for p in mine) and any(p.B == p.T_q == p.T_k == 1 for p in mine)
         assert {p.layout for p in mine} == set(space.EDGE_LAYOUTS), "handed over in its own shape, both layouts"
+    assert {p.form for p in probes if (p.B, p.T_q, p.T_k) == largest} == set(space.LARGEST_FORMS)
     assert {p.dtype for p in probes} == set(space.MASK_DTYPES)
     for probe in probes:
         scores, mask, allowed = probe.build()
@@ -264,3 +268,25 @@ def test_a_refusal_names_what_was_sent():
     message = graded(assignment, test, code)
     assert message.startswith("calling apply_mask(scores: float32 (") and "(a 1-D mask)" in message, message
     assert "raised AssertionError: bad mask" in message
+
+
+def test_a_crash_in_a_call_between_is_charged_to_its_own_question_only():
+    """A call of another function made between the judged ones crashes the process (here: any sequence that holds
+    one): the judged calls are sent again alone, and the function under test is judged on them."""
+    from autograder.sandbox import ChildFailure
+
+    student = local_student("attention_scores", solution_text("attention_scores"))
+    child = student._connect()
+    answer = child.request
+
+    def crashing(request, timeout):
+        if request["op"] == "sequence" and any(not c["judged"] for c in request["calls"]):
+            raise ChildFailure("crash", "the process died (killed by signal 9)")
+        return answer(request, timeout)
+
+    child.request = crashing
+    for test in ("test_apply_mask_values", "test_dot_scores_values", "test_causal_mask"):
+        getattr(GRADERS["attention_scores"], test)(student)
+    child.request = lambda request, timeout: (_ for _ in ()).throw(ChildFailure("crash", "the process died"))
+    with pytest.raises(StudentFault, match="the process died"):
+        GRADERS["attention_scores"].test_apply_mask_values(student)

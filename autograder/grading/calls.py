@@ -58,12 +58,13 @@ def describe_value(name: str, value: object, layout: str | None = None) -> str:
         value = torch.empty(value["$randn"]["shape"], dtype=getattr(torch, value["$randn"].get("dtype", "float32")))
     if isinstance(value, torch.Tensor):
         dtype = str(value.dtype).removeprefix("torch.")
+        if layout and layout.startswith("expanded:"):  # what the student's code received: a broadcast view
+            shape = tuple(int(n) for n in layout.split(":", 1)[1].split(","))
+            return f"{name}: {dtype} {shape}, expanded from {tuple(value.shape)} (stride 0)"
         text = f"{name}: {dtype} {tuple(value.shape)}"
         if "mask" in name and value.dim() < 3:
             text += f" (a {value.dim()}-D mask)"
-        if layout:
-            text += ", expanded (stride 0)" if layout.startswith("expanded") else ", not contiguous"
-        return text
+        return text + (", not contiguous" if layout else "")
     if value is None:
         return f"{name}: None"
     return f"{name}: {type(value).__name__} {value!r}"[:120]
@@ -81,16 +82,22 @@ class Answers:
 def send_sequence(student, calls: list[Call]) -> Answers:
     """Run `calls` in the student's process in one round trip. A missing or unwritten function, a crash or a hang
     is raised at once; the rest is handed back to be charged after the outputs before it are judged."""
-    child = student._connect()
-    limits = student.server.config.limits
-    request = {"op": "sequence", "calls": [c.request() for c in calls]}
+    from ..sandbox import ChildFailure  # noqa: PLC0415
+    sent = calls
     try:
-        reply = child.request(request, limits.call_seconds * (1 + len(calls) // 16))
-    except Exception as failure:  # noqa: BLE001 - ChildFailure: a crash, a hang, memory exhausted
-        from ..sandbox import ChildFailure  # noqa: PLC0415
-        if not isinstance(failure, ChildFailure):
-            raise
-        raise StudentFault(f"calling {calls[0].target} and {len(calls) - 1} further calls: {failure}") from None
+        reply = _request(student, calls)
+    except ChildFailure as failure:
+        judged = [c for c in calls if c.judged]
+        if len(judged) == len(calls):
+            raise StudentFault(f"calling {calls[0].target} and {len(calls) - 1} further calls: {failure}") from None
+        # A crash or hang may be another function's, called in between: that is its own question's failure, so
+        # the judged calls are sent again alone (to a fresh process) and charged only for what they do.
+        sent = judged
+        try:
+            reply = _request(student, sent)
+        except ChildFailure as again:
+            raise StudentFault(f"calling {calls[0].target} and {len(sent) - 1} further calls: {again}") from None
+        reply = _realigned(reply, calls, sent)
     student._keep_output(reply)
     from .student import check_watch  # noqa: PLC0415 - student.py imports this module
     check_watch(f"{calls[0].target}(...)", reply)
@@ -119,6 +126,32 @@ def send_sequence(student, calls: list[Call]) -> Answers:
         answers.faults.append(StudentFault(text, diagnoses=diagnoses))
         answers.failed = failed
     return answers
+
+
+def _realigned(reply: dict, calls: list[Call], sent: list[Call]) -> dict:
+    """A reply to `sent` (the judged calls of `calls` alone) as if to `calls`: None for each unjudged call."""
+    where = [n for n, call in enumerate(calls) if call.judged]
+    outputs, number = reply.get("outputs"), reply.get("call")
+    if not isinstance(outputs, list) or len(outputs) > len(where):
+        return reply  # malformed: judged as such
+    placed: list = []
+    for index, output in zip(where, outputs):
+        placed += [None] * (index - len(placed)) + [output]
+    mutated = [f"{str(text).rsplit(' ', 1)[0]} {where[int(str(text).rsplit(' ', 1)[-1]) - 1] + 1}"
+               if str(text).rsplit(" ", 1)[-1].isdigit() and 0 < int(str(text).rsplit(" ", 1)[-1]) <= len(where)
+               else text for text in (reply.get("mutated") or [])] if isinstance(reply.get("mutated"), list) else None
+    if reply.get("ok"):
+        placed += [None] * (len(calls) - len(placed))
+    return {**reply, "outputs": placed, "mutated": mutated,
+            "call": where[number] if isinstance(number, int) and 0 <= number < len(where) else number}
+
+
+def _request(student, calls: list[Call]) -> dict:
+    """One round trip. Time allowed: one call's, and a tenth of a second more per call (the sequences of the
+    largest sizes take a few seconds in code written with loops)."""
+    limits = student.server.config.limits
+    return student._connect().request({"op": "sequence", "calls": [c.request() for c in calls]},
+                                       limits.call_seconds + 0.1 * len(calls))
 
 
 def modified(calls: list[Call], mutated: list) -> list[str]:
@@ -190,8 +223,10 @@ def stateful(judged: list[tuple[Call, Judge]], stir: list[Call]) -> list[tuple[C
     (`stir`) after every third call. Every judged call is judged."""
     (first, judge), rest = judged[0], judged[1:]
     sequence: list[tuple[Call, Judge | None]] = [(replace(first, keep=True), judge)]
-    again = [(replace(first, args=flipped(first.args), reuse=0, note=f"{first.note}, its values reversed".lstrip(", ")), judge),
-             (replace(first, reuse=0, note=f"{first.note}, called again".lstrip(", ")), judge)]
+    again = [(replace(first, args=flipped(first.args), reuse=0, note=note(first, "the first call's tensors refilled "
+                                                                          "in place with other values")), judge),
+             (replace(first, reuse=0, note=note(first, "the first call's tensors refilled with its values again")),
+              judge)]
     for number, (call, check) in enumerate(rest, 1):
         sequence.append((call, check))
         if number <= len(again):
@@ -200,6 +235,10 @@ def stateful(judged: list[tuple[Call, Judge]], stir: list[Call]) -> list[tuple[C
             sequence.append((stir[(number // 3) % len(stir)], None))
     sequence += again[len(rest):]
     return sequence
+
+
+def note(call: Call, more: str) -> str:
+    return f"{call.note}; {more}" if call.note else more
 
 
 def judge_sequence(student, sequence: list[tuple[Call, Judge | None]]) -> None:

@@ -154,6 +154,9 @@ def coincident_sizes(names: tuple[str, ...], distinct: tuple[int, ...], largest:
 
 
 EDGE_LAYOUTS = ("contiguous", "strided")
+# At the largest sizes, where code written with loops takes longest, the mask forms that differ most: the whole
+# (B, T_q, T_k) mask and the 1-D (T_k,) one.
+LARGEST_FORMS = ("B,T_q,T_k", "T_k")
 
 
 def edge_sizes() -> tuple:
@@ -175,10 +178,12 @@ def edge_masks(seed: int) -> tuple:
     (T_q, T_k) mask at T_q = B ...), handed over in its own shape (contiguous or not: an expanded mask would hide
     its shape; the drawn probes expand theirs), dtypes in turn, each row with allowed scores at -1e4 (or, in
     every other probe, some rows at +1e4) and its masked scores at +1e4: both bounds of |score| <= 1e4 in one
-    row. Largest: T_q = T_k = MAX_T."""
-    sizes = edge_mask_sizes()
+    row. Largest: B = MAX_B, T_q = T_k = MAX_T (LARGEST_FORMS there)."""
+    largest = (MAX_B, MAX_T, MAX_T)
+    pairs = [(size, form) for size in edge_mask_sizes() for form in MASK_FORMS
+             if size != largest or form in LARGEST_FORMS]
     probes = []
-    for n, ((B, T_q, T_k), form) in enumerate((size, form) for size in sizes for form in MASK_FORMS):
+    for n, ((B, T_q, T_k), form) in enumerate(pairs):
         turn = n + n // len(MASK_FORMS)  # dtypes and layouts in turn, not in step with the forms
         probes.append(MaskProbe(B, T_q, T_k, form, MASK_DTYPES[turn % len(MASK_DTYPES)], EDGE_LAYOUTS[turn % 2],
                                 probe_seed(seed + 2 * n), probe_seed(seed + 2 * n + 1), 1.0, -SCORE_LIMIT,

@@ -93,17 +93,23 @@ def _refilled(earlier, value):
     return value
 
 
-def _shares_memory(output, args: list) -> bool:
+def _own_memory(output, args: list):
+    """`output`, with a copy of each tensor in it that shares memory with an input (which a later call may refill
+    in place): what it answered now is what is judged."""
+    if type(output) in (tuple, list):
+        return type(output)(_own_memory(o, args) for o in output)
     if not isinstance(output, torch.Tensor):
-        return False
+        return output
     where = output.untyped_storage().data_ptr()
-    return any(isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == where for a in args)
+    shared = any(isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == where for a in args)
+    return output.detach().clone() if shared else output
 
 
 class Harness:
     def __init__(self) -> None:
         self.module: types.ModuleType | None = None
         self.calling = 0
+        self.seen: dict = {"fused": set(), "watch": "on"}
         self.out = BoundedText()
 
     def load(self, request: dict) -> dict:
@@ -208,22 +214,37 @@ class Harness:
         from call m, refilled in place with its own values (an id, address and layout seen before, other
         values): code that answers from a cache keyed on any of them gives a stale answer. The first failing
         judged call ends the sequence (the reply's "call", from 0); a call with "judged": False only stirs the
-        module's state, and its failure is left to its own question. A watch covers the whole sequence."""
+        module's state, and its failure is left to its own question. A watch covers each call (not the harness's
+        own work between calls); the reply carries what all of them saw."""
         outputs: list = []
         mutated: list[str] = []
         kept: dict = {}
         reply: dict = {"ok": True}
         number = 0
-        with watch.Watch() as seen:
-            try:
-                for number, call in enumerate(request.get("calls") or []):
-                    outputs.append(self._one_call(call, number, mutated, kept))
-            except BaseException as exc:  # noqa: BLE001
-                error = {"type": "Missing", "message": str(exc)} if isinstance(exc, _Missing) else describe_error(exc)
-                reply = {"ok": False, "call": number, "error": error}
+        self.seen = {"fused": set(), "watch": "on"}
+        try:
+            for number, call in enumerate(request.get("calls") or []):
+                outputs.append(self._one_call(call, number, mutated, kept))
+        except BaseException as exc:  # noqa: BLE001
+            error = {"type": "Missing", "message": str(exc)} if isinstance(exc, _Missing) else describe_error(exc)
+            reply = {"ok": False, "call": number, "error": error}
         reply.update(outputs=outputs, mutated=mutated)  # up to the call that raised, if one did
-        reply.update(seen.report())
+        reply.update(fused=sorted(self.seen["fused"] | watch.forbid.REACHED), watch=self.seen["watch"])
         return reply
+
+    def _watched(self, target, args: list, kwargs: dict):
+        """target(*args, **kwargs) under a watch whose report joins the sequence's (with any refusal recorded
+        since the last call, which entering a watch clears)."""
+        self.seen["fused"].update(watch.forbid.REACHED)
+        seen = watch.Watch()
+        try:
+            with seen:
+                return target(*args, **kwargs)
+        finally:
+            report = seen.report()
+            self.seen["fused"].update(report["fused"])
+            if report["watch"] != "on":
+                self.seen["watch"] = report["watch"]
 
     def _one_call(self, call: dict, number: int, mutated: list, kept: dict) -> object:
         judged = call.get("judged", True)
@@ -241,15 +262,15 @@ class Harness:
             args[index] = args[index].detach().requires_grad_(True)
         before = [_copy(a) for a in args]
         try:
-            output = target(*args, **kwargs)
+            output = self._watched(target, args, kwargs)
         except Exception:  # noqa: BLE001 - an unjudged call's failure belongs to its own question
             if judged:
                 raise
             output = None
         mutated += [f"argument {i + 1} of call {number + 1}" for i, (was, now) in enumerate(zip(before, args))
                     if was is not None and not _same(was, now)]
-        if judged and _shares_memory(output, args):
-            output = output.detach().clone()  # its input may be refilled later: keep what it answered now
+        if judged:
+            output = _own_memory(output, args)
         before.clear()
         if call.get("keep"):
             kept[number] = args
