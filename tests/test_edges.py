@@ -287,6 +287,7 @@ def test_a_crash_in_a_call_between_is_charged_to_its_own_question_only():
     child.request = crashing
     for test in ("test_apply_mask_values", "test_dot_scores_values", "test_causal_mask"):
         getattr(GRADERS["attention_scores"], test)(student)
+    assert student.unstirred, "later sequences go without calls in between: a broken function costs its time once"
     child.request = lambda request, timeout: (_ for _ in ()).throw(ChildFailure("crash", "the process died"))
     with pytest.raises(StudentFault, match="the process died"):
         GRADERS["attention_scores"].test_apply_mask_values(student)

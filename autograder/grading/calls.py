@@ -83,20 +83,23 @@ def send_sequence(student, calls: list[Call]) -> Answers:
     """Run `calls` in the student's process in one round trip. A missing or unwritten function, a crash or a hang
     is raised at once; the rest is handed back to be charged after the outputs before it are judged."""
     from ..sandbox import ChildFailure  # noqa: PLC0415
-    sent = calls
+    judged = [c for c in calls if c.judged]
+    sent = judged if getattr(student, "unstirred", False) else calls
     try:
-        reply = _request(student, calls)
+        reply = _request(student, sent)
     except ChildFailure as failure:
-        judged = [c for c in calls if c.judged]
-        if len(judged) == len(calls):
-            raise StudentFault(f"calling {calls[0].target} and {len(calls) - 1} further calls: {failure}") from None
+        if len(sent) == len(judged):
+            raise StudentFault(f"calling {calls[0].target} and {len(sent) - 1} further calls: {failure}") from None
         # A crash or hang may be another function's, called in between: that is its own question's failure, so
-        # the judged calls are sent again alone (to a fresh process) and charged only for what they do.
+        # the judged calls are sent again alone (to a fresh process) and charged only for what they do; this
+        # file's later sequences go without calls in between, so that one broken function costs its time once.
+        student.unstirred = True
         sent = judged
         try:
             reply = _request(student, sent)
         except ChildFailure as again:
             raise StudentFault(f"calling {calls[0].target} and {len(sent) - 1} further calls: {again}") from None
+    if len(sent) != len(calls):
         reply = _realigned(reply, calls, sent)
     student._keep_output(reply)
     from .student import check_watch  # noqa: PLC0415 - student.py imports this module
