@@ -336,7 +336,7 @@ def mask_calls(name, fixed_seed, drawn_seed, judge, count=8):
 
 @memoized  # the same for every student: built once per grading process
 def masked_calls(name, fixed_seed, drawn_seed, count):
-    probes = [*space.mask_draws(count, drawn_seed), *space.edge_masks(drawn_seed * 1000)]
+    probes = [*space.mask_draws(count, drawn_seed, coincident=False), *space.edge_masks(drawn_seed * 1000)]
     calls = []
     for n, probe in enumerate(probes):
         scores, mask, _ = probe.build()

@@ -160,7 +160,7 @@ def masked_calls():
     # the first drawn call's Q, K and V require gradients (as in training), the others' do not
     calls += [Call("attention", drawn_attention_inputs(probe, n)[0], layouts={3: probe.child_layout()},
                    grad_args=(0, 1, 2) if n == 0 else (), note=probe.describe())
-              for n, probe in enumerate(space.mask_draws(8, 42))]
+              for n, probe in enumerate(space.mask_draws(8, 42, coincident=False))]
     # the space's edges: every mask form at every coincidence and bound of the sizes, allowed scores at -1e4
     # and masked ones at +1e4 in one row
     calls += [Call("attention", extreme_attention_inputs(probe, n), layouts={3: probe.child_layout()},

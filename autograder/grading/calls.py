@@ -219,11 +219,14 @@ def flipped(args: tuple) -> tuple:
     return tuple(made(a).flip(tuple(range(made(a).dim()))) if isinstance(made(a), torch.Tensor) else a for a in args)
 
 
+STIR_EVERY = 6  # judged calls between two calls of another function
+
+
 def stateful(judged: list[tuple[Call, Judge]], stir: list[Call]) -> list[tuple[Call, Judge | None]]:
     """The judged calls as a caller's program makes them: the first call's inputs kept, then refilled in place
     with other values (the same ids, addresses and layouts) and with its own values again, later calls' inputs
     dropped after them (their ids and memory free for the next call), and an unjudged call of another function
-    (`stir`) after every third call. Every judged call is judged."""
+    (`stir`) after every STIR_EVERY-th call. Every judged call is judged."""
     (first, judge), rest = judged[0], judged[1:]
     sequence: list[tuple[Call, Judge | None]] = [(replace(first, keep=True), judge)]
     again = [(replace(first, args=flipped(first.args), reuse=0, note=note(first, "the first call's tensors refilled "
@@ -234,8 +237,8 @@ def stateful(judged: list[tuple[Call, Judge]], stir: list[Call]) -> list[tuple[C
         sequence.append((call, check))
         if number <= len(again):
             sequence.append(again[number - 1])
-        if stir and number % 3 == 0:
-            sequence.append((stir[(number // 3) % len(stir)], None))
+        if stir and number % STIR_EVERY == 0:
+            sequence.append((stir[(number // STIR_EVERY) % len(stir)], None))
     sequence += again[len(rest):]
     return sequence
 

@@ -125,12 +125,14 @@ class MaskProbe:
                 f"allowed scores {where} (spread {self.spread:g}){masked}")
 
 
-def mask_draws(count: int, seed: int) -> tuple:
+def mask_draws(count: int, seed: int, coincident: bool = True) -> tuple:
     """The covering probes first (COVERING_DEPTHS: every profile deep enough to leak, every mask dtype and
-    layout), then `count` probes drawn from the whole mask space, then one per mask form with T_q = B > 1."""
+    layout), then `count` probes drawn from the whole mask space, then (unless the caller sends edge_masks,
+    which hold them all) one per mask form with T_q = B > 1."""
     # the last of a few examples: hypothesis tends to start with the smallest sizes
     covering = tuple(draw_examples(f"covering:{n}", 4, seed + 101 + n)[-1] for n in range(len(COVERING_DEPTHS)))
-    coincident = tuple(draw_examples(f"coincident:{form}", 1, seed + 1 + n)[0] for n, form in enumerate(MASK_FORMS))
+    coincident = tuple(draw_examples(f"coincident:{form}", 1, seed + 1 + n)[0]
+                       for n, form in enumerate(MASK_FORMS)) if coincident else ()
     return covering + draw_examples("masks", count, seed) + coincident
 
 
