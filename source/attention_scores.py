@@ -28,6 +28,14 @@
 #   - a module holds exactly the parameters its exercise names, with the shapes given, and no others (no biases,
 #     no extra learnable tensors); plain attributes and buffers are fine;
 #   - functions must not modify any of their inputs in place (scores, masks, Q, K, V alike), on any call.
+#   - the sizes graded, each up to its largest: B up to 4; T_q, T_k and T up to 64; d up to 64; `softmax_entropy`'s
+#     weights with 0 to 4 leading dimensions (`(T_k,)` up to `(A, B, C, D, T_k)`). Every size may be 1, and any
+#     two may be equal (T_q = B, T_k = d, T_q = T_k ...); a mask comes in any shape that broadcasts, a 1-D `(T_k,)`
+#     one included; allowed scores reach -10 000 in the same row as masked scores of +10 000.
+#   - each function is called many times in a row, on new inputs whose memory and `id()` may be those of inputs
+#     freed before, and on the same tensors refilled with other values, with your other functions called in
+#     between: every answer must come from the values of its own call's inputs (an answer cached by a tensor's
+#     `id()`, address or layout goes stale).
 #   - your code runs in one thread of one process: starting a thread or a process is refused while grading
 #     (nothing in these exercises needs one).
 #
@@ -49,6 +57,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
+from autograder.grading.calls import Call, judge_sequence, stateful
 from autograder.grading.memo import memoized
 from autograder.grading.probes import random_mask
 from autograder.grading.student import StudentFault, randn, seeded_generator, seeded_inputs as inputs
@@ -62,6 +71,7 @@ SHAPES = [(3, 5, 7, 6), (2, 3, 9, 16), (2, 4, 6, 9)]
 EDGE_SHAPES = [(1, 1, 4, 9), (2, 6, 6, 6)]
 
 
+@memoized  # the same for every student: computed once per grading process
 def scores_reference(Q, K, scale=1.0):
     return tol.scaled(*tol.matmul(Q, K.double().transpose(-2, -1)), scale)
 
@@ -145,17 +155,35 @@ def check_scores(student, name, scale_of, shapes, seed):
             raise StudentFault(f"{name} changed Q or K in place; a score function must not modify its inputs.")
 
 
-def check_drawn_scores(student, name, scale_of, seed, count=6):
-    """`name` on sizes drawn from the documented space (grading/space.py: B = 1, T = 1, T_q = B, T_k = d...),
-    all calls on one child; every input of every call is checked for changes by the engine."""
-    shapes = space.draw_examples("sizes", count, seed)
-    pairs = [inputs(seed + 50 + n, (B, T_q, d), (B, T_k, d)) for n, (B, T_q, T_k, d) in enumerate(shapes)]
-    (Q, K), *rest = pairs
-    reply = student.run(name, Q, K, more=[((q, k), {}) for q, k in rest])
-    for (B, T_q, T_k, d), (q, k), got in zip(shapes, pairs, reply.outputs):
-        what = f"{name} at B={B}, T_q={T_q}, T_k={T_k}, d={d}"
-        expect.shape(got, (B, T_q, T_k), what, "Scores are (B, T_q, T_k): one row per query, one column per key.")
-        expect.within(got, scores_reference(q, k, scale_of(d)), what, HINTS[name])
+def check_score_sequence(student, name, scale_of, seed, count=6):
+    """`name` on the fixed shapes, on sizes drawn from the documented space and on its edges (grading/space.py:
+    every coincidence of B, T_q, T_k and d, each at 1 and at its largest), as one sequence of calls with the file's
+    other functions in between (grading/calls.py: stateful); every answer judged, every input of every call
+    checked for changes."""
+    shapes = [*SHAPES, *space.draw_examples("sizes", count, seed), *space.edge_sizes()]
+    calls = [(Call(name, (randn(B, T_q, d, seed=seed + 50 + 2 * n), randn(B, T_k, d, seed=seed + 51 + 2 * n))),
+              lambda got, args, what: check_score_answer(got, args, what, name, scale_of))
+             for n, (B, T_q, T_k, d) in enumerate(shapes)]
+    judge_sequence(student, stateful(calls, stirring(name)))
+
+
+def check_score_answer(got, args, what, name, scale_of):
+    Q, K = args
+    expect.shape(got, (Q.shape[0], Q.shape[1], K.shape[1]), what, "Scores are (B, T_q, T_k): one row per query, "
+                 "one column per key.")
+    expect.within(got, scores_reference(Q, K, scale_of(K.shape[-1])), what, HINTS[name])
+
+
+def stirring(name):
+    """Unjudged calls of the file's other functions, made between the judged calls of `name`: code whose answer
+    depends on what ran before shows it (their own answers are judged by their own questions)."""
+    others = [Call("dot_scores", (randn(2, 3, 4, seed=901), randn(2, 5, 4, seed=902)), judged=False),
+              Call("apply_mask", (randn(2, 3, 5, seed=903), random_mask(904, 3, 5)), judged=False),
+              Call("scaled_dot_scores", (randn(1, 4, 6, seed=905), randn(1, 4, 6, seed=906)), judged=False),
+              Call("attention_weights", (randn(2, 3, 5, seed=907), random_mask(908, 2, 1, 5)), judged=False),
+              Call("softmax_entropy", (torch.full((3, 4), 0.25),), judged=False),
+              Call("causal_mask", (5,), judged=False)]
+    return [call for call in others if call.target != name]
 
 
 HINTS = {"dot_scores": "e_ij = q_i . k_j with no scaling; row i is a query, column j a key.",
@@ -167,8 +195,7 @@ HINTS = {"dot_scores": "e_ij = q_i . k_j with no scaling; row i is a query, colu
 @pytest.mark.tags("wrong transpose", "unwanted scaling")
 def test_dot_scores_values(student):
     """dot_scores matches q_i . k_j at several shapes (T_q != T_k != d) and leaves its inputs unchanged"""
-    check_scores(student, "dot_scores", lambda d: 1.0, SHAPES, 2)
-    check_drawn_scores(student, "dot_scores", lambda d: 1.0, 2)
+    check_score_sequence(student, "dot_scores", lambda d: 1.0, 2)
 
 
 @pytest.mark.question("dot_scores")
@@ -238,8 +265,7 @@ def test_scaled_dot_scores_scale(scaled_dot_scores):
 @pytest.mark.tags("wrong scale factor")
 def test_scaled_dot_scores_values(student):
     """scaled_dot_scores divides q_i . k_j by sqrt(d_k) for d_k = 6, 9 and 16"""
-    check_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, SHAPES, 4)
-    check_drawn_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, 4)
+    check_score_sequence(student, "scaled_dot_scores", lambda d: d ** -0.5, 4)
 
 
 @pytest.mark.question("scaled_dot_scores")
@@ -568,23 +594,33 @@ def check_masked_scores(got, scores, allowed, what):
 @pytest.mark.tags("inverted mask", "mask multiplied into scores", "small fill value")
 def test_apply_mask_values(student):
     """apply_mask keeps allowed scores and gives forbidden keys exactly zero weight, for every mask form"""
-    for scores, mask, allowed, kind in mask_probes(12):
-        check_masked_scores(student.call("apply_mask", scores, mask), scores, allowed, f"apply_mask with {kind}")
-    for probe, (scores, mask, allowed), got in drawn_mask_calls(student, "apply_mask", 40):
-        check_masked_scores(got, scores, allowed, f"apply_mask with {probe.describe()}")
+    judge = lambda got, args, what: check_masked_scores(got, args[0], allowed_by(*args), what)  # noqa: E731
+    judge_sequence(student, stateful(mask_calls("apply_mask", 12, 40, judge), stirring("apply_mask")))
 
 
-def drawn_mask_calls(student, name, seed, count=8):
-    """[(probe, (scores, mask, allowed), output)]: `name`(scores, mask) on masks drawn from the documented space
-    (grading/space.py), every call on one child, each mask in its drawn layout; the first call's scores require
-    a gradient (as in training), the others' do not."""
-    probes = space.mask_draws(count, seed)
-    built = [probe.build() for probe in probes]
-    (scores, mask, _), *rest = built
-    layouts = {str(n): {"1": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
-    reply = student.run(name, scores, mask, more=[((s, m), {}) for s, m, _ in rest], layouts=layouts,
-                        grad_args=(0,))
-    return list(zip(probes, built, reply.outputs))
+def allowed_by(scores, mask):
+    """(B, T_q, T_k) bool: the keys a call's mask allows, at its scores' shape."""
+    return (mask != 0).expand(scores.shape)
+
+
+def mask_calls(name, fixed_seed, drawn_seed, judge, count=8):
+    """[(Call, judge)]: `name`(scores, mask) on the fixed probes, then on masks drawn from the documented space
+    (grading/space.py), each mask in its drawn layout, the first one's scores requiring a gradient (as in
+    training), then on the space's edges: every mask form at every coincidence and bound of the sizes, with allowed scores at
+    -1e4 and masked ones at +1e4 in one row."""
+    return [(call, judge) for call in masked_calls(name, fixed_seed, drawn_seed, count)]
+
+
+@memoized  # the same for every student: built once per grading process
+def masked_calls(name, fixed_seed, drawn_seed, count):
+    probes = [*space.mask_draws(count, drawn_seed, coincident=False), *space.edge_masks(drawn_seed * 1000)]
+    calls = []
+    for n, probe in enumerate(probes):
+        scores, mask, _ = probe.build()
+        calls.append(Call(name, (scores, mask), layouts={1: probe.child_layout()}, grad_args=(0,) if n == 0 else (),
+                          note=probe.describe()))
+    fixed = [Call(name, (scores, mask), note=kind) for scores, mask, _, kind in mask_probes(fixed_seed)]
+    return fixed + calls  # the fixed probes first: a mistake's diagnosis reads the calls up to the first failure
 
 
 @pytest.mark.question("apply_mask")
@@ -658,6 +694,7 @@ def test_attention_weights(attention_weights):
         "rows must still sum to 1 under a mask." + known_mistake("test_attention_weights", 1, weights))
 
 # %% exercise="attention_weights" role="hidden"
+@memoized
 def weights_reference(scores, allowed=None):
     return tol.softmax(scores, torch.zeros_like(scores, dtype=torch.float64), allowed)
 
@@ -667,14 +704,16 @@ def weights_reference(scores, allowed=None):
 @pytest.mark.tags("softmax over wrong dim")
 def test_attention_weights_softmax(student):
     """attention_weights is a softmax over the keys (last dim): rows sum to 1"""
-    for B, T_q, T_k, _ in SHAPES + EDGE_SHAPES:
-        (scores,) = inputs(15, (B, T_q, T_k))
-        want = weights_reference(scores)
-        got = expect.within(student.call("attention_weights", scores), want,
-                            f"attention_weights at B={B}, T_q={T_q}, T_k={T_k}",
-                            "Each query's weights are the softmax of its scores over the keys (the last dimension).")
-        expect.rows_sum_to_one(got, "attention_weights", "Each query's weights sum to 1 over the keys (the last "
-                               "dimension).", want)
+    sizes = dict.fromkeys((B, T_q, T_k) for B, T_q, T_k, _ in [*SHAPES, *EDGE_SHAPES, *space.edge_sizes()])
+    calls = [(Call("attention_weights", (randn(*size, seed=15 + n),)), check_softmax) for n, size in enumerate(sizes)]
+    judge_sequence(student, stateful(calls, stirring("attention_weights")))
+
+
+def check_softmax(got, args, what):
+    want = weights_reference(args[0])
+    got = expect.within(got, want, what, "Each query's weights are the softmax of its scores over the keys (the last "
+                        "dimension).")
+    expect.rows_sum_to_one(got, what, "Each query's weights sum to 1 over the keys (the last dimension).", want)
 
 
 @pytest.mark.question("attention_weights")
@@ -682,36 +721,25 @@ def test_attention_weights_softmax(student):
 @pytest.mark.tags("mask after softmax", "inverted mask", "small fill value")
 def test_attention_weights_mask(student):
     """With every mask form, forbidden keys get weight exactly 0 and rows still sum to 1"""
-    probes = mask_probes(16)
+    calls = mask_calls("attention_weights", 16, 41, check_masked_weights)
     # Forbidden keys also carry the largest scores; 1000 overflows exp(), so zeroing and renormalising
     # after the softmax shows up as NaN instead of slipping through.
-    scores, mask, allowed, _ = probes[0]
-    probes += [(scores.masked_fill(~allowed, huge), mask, allowed, f"a bool mask, forbidden scores {huge:g}")
-               for huge in (30.0, 1000.0)]
-    for scores, mask, allowed, kind in probes:
-        what = f"attention_weights with {kind}"
-        reply = student.run("attention_weights", scores, mask, check_inputs=True)
-        got = expect.shape(reply.output, tuple(scores.shape), what)
-        want = weights_reference(scores, allowed)
-        expect.masked_are_zero(got, allowed, what, MASK_HINT)
-        expect.rows_sum_to_one(got, what, "", want)
-        expect.within(got, want, what)
-        if any(reply.inputs_changed):
-            raise StudentFault(f"{what} modified the scores passed in; the scores and the mask it is given must be "
-                               "left unchanged.")
-    first, second = random_mask(17, 3, 4, 6), random_mask(18, 3, 4, 6)
-    reply = student.run("attention_weights", scores, first, more=[((scores, second), {})])
-    for got, allowed, call in zip(reply.outputs, (first, second), ("first", "second")):
-        what = f"attention_weights with the {call} of two different masks of the same shape"
-        expect.masked_are_zero(expect.shape(got, tuple(scores.shape), what), allowed, what, MASK_HINT)
-        expect.within(got, weights_reference(scores, allowed), what, "Each call has its own mask, and its weights follow that mask.")
-    for probe, (scores, mask, allowed), got in drawn_mask_calls(student, "attention_weights", 41):
-        what = f"attention_weights with {probe.describe()}"
-        got = expect.shape(got, tuple(scores.shape), what)
-        want = weights_reference(scores, allowed)
-        expect.masked_are_zero(got, allowed, what, MASK_HINT)
-        expect.rows_sum_to_one(got, what, "", want)
-        expect.within(got, want, what)
+    scores, mask, allowed, _ = mask_probes(16)[0]
+    calls += [(Call("attention_weights", (scores.masked_fill(~allowed, huge), mask),
+                    note=f"a bool mask, forbidden scores {huge:g}"), check_masked_weights) for huge in (30.0, 1000.0)]
+    calls += [(Call("attention_weights", (scores, random_mask(seed, 3, 4, 6)), note=f"the {which} of two different "
+                    "masks of the same shape"), check_masked_weights) for seed, which in ((17, "first"), (18, "second"))]
+    judge_sequence(student, stateful(calls, stirring("attention_weights")))
+
+
+def check_masked_weights(got, args, what):
+    scores, mask = args
+    allowed = allowed_by(scores, mask)
+    got = expect.shape(got, tuple(scores.shape), what)
+    want = weights_reference(scores, allowed)
+    expect.masked_are_zero(got, allowed, what, MASK_HINT)
+    expect.rows_sum_to_one(got, what, "", want)
+    expect.within(got, want, what, "Each call has its own mask, and its weights follow that mask.")
 
 
 @pytest.mark.question("attention_weights")
@@ -773,14 +801,18 @@ def test_causal_mask(causal_mask):
 @pytest.mark.tags("inverted mask", "future leakage")
 def test_causal_mask(student):
     """causal_mask(T) is a (T, T) mask, bool or 0/1, allowing exactly the keys j <= i"""
-    for T in (1, 4, 7):
-        got = expect.mask(student.call("causal_mask", T), (T, T), f"causal_mask({T})")
-        want = torch.ones(T, T, dtype=torch.bool).tril()
-        if not torch.equal(got, want):
-            raise StudentFault(f"causal_mask({T}) is wrong: query i may attend exactly to the keys j <= i (True or 1 "
-                               "on and below the diagonal, False or 0 above it), but it allows "
-                               f"{int((got & ~want).sum())} keys j > i and forbids {int((want & ~got).sum())} keys "
-                               "j <= i.")
+    calls = [(Call("causal_mask", (T,)), check_causal) for T in (4, 1, 7, *space.edge_T())]
+    judge_sequence(student, stateful(calls, stirring("causal_mask")))
+
+
+def check_causal(got, args, what):
+    (T,) = args
+    got = expect.mask(got, (T, T), what)
+    want = torch.ones(T, T, dtype=torch.bool).tril()
+    if not torch.equal(got, want):
+        raise StudentFault(f"{what} is wrong: query i may attend exactly to the keys j <= i (True or 1 on and below "
+                           f"the diagonal, False or 0 above it), but it allows {int((got & ~want).sum())} keys j > i "
+                           f"and forbids {int((want & ~got).sum())} keys j <= i.")
 
 # %% [markdown] exercise="padding_mask"
 # ## 8. Padding mask
@@ -820,15 +852,19 @@ def test_padding_mask(padding_mask):
 @pytest.mark.tags("padding mask broadcast", "inverted mask")
 def test_padding_mask(student):
     """padding_mask(lengths, T_k) is a (B, 1, T_k) mask, bool or 0/1, allowing the keys j < lengths[b]"""
-    for lengths, T_k in [([3, 7, 1], 7), ([2], 5), ([4, 4], 6)]:
-        lengths = torch.tensor(lengths)
-        what = f"padding_mask({lengths.tolist()}, {T_k})"
-        got = expect.mask(student.call("padding_mask", lengths, T_k), (len(lengths), 1, T_k), what,
-                           "The mask is (B, 1, T_k): the middle 1 broadcasts over queries, so every query ignores "
-                           "the same padded keys.")
-        want = (torch.arange(T_k)[None, :] < lengths[:, None]).unsqueeze(1)
-        if not torch.equal(got, want):
-            raise StudentFault(f"{what} is wrong: key j is allowed (True or 1) when j < lengths[b].")
+    cases = [([3, 7, 1], 7), ([2], 5), ([4, 4], 6), *space.edge_lengths()]
+    calls = [(Call("padding_mask", (torch.tensor(lengths), T_k), note=f"lengths {lengths}"), check_padding)
+             for lengths, T_k in cases]
+    judge_sequence(student, stateful(calls, stirring("padding_mask")))
+
+
+def check_padding(got, args, what):
+    lengths, T_k = args
+    got = expect.mask(got, (len(lengths), 1, T_k), what, "The mask is (B, 1, T_k): the middle 1 broadcasts over "
+                      "queries, so every query ignores the same padded keys.")
+    want = (torch.arange(T_k)[None, :] < lengths[:, None]).unsqueeze(1)
+    if not torch.equal(got, want):
+        raise StudentFault(f"{what} is wrong: key j is allowed (True or 1) when j < lengths[b].")
 
 # %% [markdown] exercise="softmax_entropy"
 # ## 9. How peaked is a row? Entropy of the weights
@@ -870,12 +906,15 @@ def test_softmax_entropy(softmax_entropy):
 @pytest.mark.tags("entropy wrong base or sign", "softmax over wrong dim")
 def test_softmax_entropy_values(student):
     """softmax_entropy gives the entropy in nats per row, shape weights.shape[:-1]"""
-    for shape in [(3, 5, 7), (2, 4), (1, 1, 6)]:
-        (scores,) = inputs(17, shape)
-        weights = torch.softmax(scores.double() * 2, dim=-1).float()
-        expect.within(student.call("softmax_entropy", weights), tol.entropy(weights),
-                      f"softmax_entropy of weights with shape {shape}", "H = -sum_j p_j ln p_j over the last dim, in "
-                      "nats (natural log), one value per row.")
+    shapes = [(3, 5, 7), (2, 4), (1, 1, 6), *space.edge_ranks()]
+    calls = [(Call("softmax_entropy", (torch.softmax(inputs(17 + n, shape)[0].double() * 2, dim=-1).float(),)),
+              check_entropy) for n, shape in enumerate(shapes)]
+    judge_sequence(student, stateful(calls, stirring("softmax_entropy")))
+
+
+def check_entropy(got, args, what):
+    expect.within(got, entropy_reference(args[0]), what, "H = -sum_j p_j ln p_j over the last dim, in nats (natural log), "
+                  "one value per row: weights.shape[:-1] (weights may have any number of leading dimensions).")
 
 
 @pytest.mark.question("softmax_entropy")
@@ -901,6 +940,12 @@ def test_softmax_entropy_zeros(student):
 
 # %% exercise="saturation" role="hidden"
 from autograder.grading.faults import ExplainedElsewhere  # noqa: E402 - this question's own rule (Experiment)
+
+
+@memoized
+def entropy_reference(weights):
+    return tol.entropy(weights)
+
 
 SATURATION_DIMS = (8, 64, 256)
 

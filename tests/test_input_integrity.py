@@ -8,17 +8,22 @@ integrity.py, sandbox/child/wire.py: fingerprint). Generated here, through the r
   a torch-function mode pushed at import, nothing) crossed with every way of editing an input (an in-place method, index
   assignment, `out=`, `.data =`, `set_`, an in-place transpose, an edit of the mask or of a later call's input):
   each must be reported, by the engine's fault and by `inputs_changed` for the first call;
+- the same in a sequence of calls (grading/calls.py, Harness.sequence): every judged call's inputs, the tensors a
+  `reuse` step refilled in place included (an edit made only to those is reported), judged by the parent; an
+  unjudged call's edit is left to its own question; a missing or forged report is the student's failure;
 - the reference and every correct style of the catalogue, each function on every documented mask form and
-  layout, must never be reported.
+  layout, alone and in a sequence (kept, freed, refilled), must never be reported.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import torch
 
-from autograder.grading import integrity
+from autograder.grading import calls as grading_calls, integrity
+from autograder.grading.calls import Call, flipped
 from autograder.grading.probes import random_mask
 from autograder.grading.student import StudentFault, StudentFile
 from autograder.grading.submissions import SourceFile
@@ -196,3 +201,93 @@ def test_no_correct_style_is_reported(server, name, assignment):
     student.close()
     assert not reported, "\n".join(reported)
 
+
+
+# --- sequences (grading/calls.py): every judged call's inputs, refilled ones included, judged by the parent ----
+
+REFILLED_ONLY = '''
+_KEPT = []
+
+
+def edit_refilled(scores, mask):
+    """Edits only a tensor it was given before: the kept first call's, refilled in place by a later `reuse` step."""
+    out = torch.softmax(scores.masked_fill(mask == 0, float('-inf')), -1)
+    if any(scores is kept for kept in _KEPT):
+        scores.mul_(2)
+    _KEPT.append(scores)
+    return out
+'''
+
+
+def edit_sequence(target: str) -> list[Call]:
+    """The first call's inputs kept, a fresh call, the first call's tensors refilled with other values, then with
+    its own values again, a call of another function in between (calls.stateful's shape)."""
+    scores, mask = edit_inputs()
+    first = Call(target, (scores, mask), layouts={1: "strided"}, keep=True)
+    return [first, Call(target, (scores.flip(-1), mask)), Call("dot_scores", (scores, scores), judged=False),
+            replace(first, args=flipped(first.args), keep=False, reuse=0),
+            replace(first, keep=False, reuse=0)]
+
+
+@pytest.mark.parametrize("hide", sorted(HIDES))
+def test_every_hidden_edit_in_a_sequence_is_reported(server, hide):
+    student = student_file(server, edit_file(hide) + REFILLED_ONLY)
+    missed = []
+    for n, name in [*enumerate(EDITS), ("refilled", "an edit of refilled tensors only")]:
+        target = f"edit_{n}"
+        try:
+            student.sequence(edit_sequence(target))
+            missed.append(f"{name}: not reported")
+        except StudentFault as fault:
+            if "in place" not in str(fault):
+                missed.append(f"{name}: failed otherwise ({str(fault)[:160]})")
+            elif n == "refilled" and "call 1:" in str(fault):
+                missed.append(f"{name}: the first call was named, but only the refilled calls edit ({fault})")
+    student.close()
+    assert not missed, "\n".join(missed)
+
+
+def test_an_unjudged_calls_edit_is_its_own_questions(server):
+    student = student_file(server, edit_file("nothing"))
+    scores, mask = edit_inputs()
+    outputs = student.sequence([Call("edit_0", (scores, mask), judged=False), Call("apply_mask", (scores, mask))])
+    assert outputs[0] is None and isinstance(outputs[1], torch.Tensor)
+    student.close()
+
+
+def test_a_missing_or_forged_sequence_report_is_the_students_failure():
+    scores, mask = edit_inputs()
+    calls = [Call("apply_mask", (scores, mask)), Call("dot_scores", (scores, scores), judged=False)]
+    for after, returned in ((None, 2), ([], 2), ([{"args": [None, None], "kwargs": {}}], 2), ("x", 0),
+                            ([{"args": [None], "kwargs": {}}, None], 2)):
+        with pytest.raises(integrity.Unconfirmed):
+            grading_calls.modified(calls, after, returned)
+    claimed = [{"args": [None, None], "kwargs": {}}, "anything: an unjudged call's report is not read"]
+    assert [text.split(":")[0] for text in grading_calls.modified(calls, claimed, 2)] == [
+        "argument 1 of call 1", "argument 2 of call 1"]
+
+
+@pytest.mark.parametrize("name, assignment", sorted(correct_texts()))
+def test_no_correct_style_is_reported_in_a_sequence(server, name, assignment):
+    """Every documented mask form and layout, kept, freed, refilled in place with other values and its own again."""
+    student = student_file(server, correct_texts()[name, assignment], assignment)
+    g = torch.Generator().manual_seed(6)
+    Q, K, V = torch.randn(2, 3, 4, generator=g), torch.randn(2, 5, 4, generator=g), torch.randn(2, 5, 6, generator=g)
+    scores = torch.randn(2, 3, 5, generator=g)
+    if assignment == "attention_scores":
+        plain = [Call("dot_scores", (Q, K)), Call("scaled_dot_scores", (Q, K)),
+                 Call("softmax_entropy", (torch.softmax(scores, -1),))]
+        masked = [Call(target, (scores, m), layouts={1: layout}, grad_args=(0,))
+                  for target in ("apply_mask", "attention_weights") for m, layout in mask_forms()]
+    else:
+        plain, masked = [], [Call("attention", (Q, K, V, m), layouts={3: layout}) for m, layout in mask_forms()]
+    reported = []
+    for call in plain + masked:
+        kept = replace(call, keep=True)
+        sequence = [kept, replace(call, args=flipped(call.args), reuse=0), replace(call, reuse=0), call]
+        try:
+            student.sequence(sequence)
+        except StudentFault as fault:
+            reported.append(f"{call.describe()}: {str(fault)[:200]}")
+    student.close()
+    assert not reported, "\n".join(reported)

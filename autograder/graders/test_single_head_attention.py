@@ -9,10 +9,11 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
+from autograder.grading.calls import Call, judge_sequence, stateful
 from autograder.diagnosis import structural
 from autograder.grading.memo import memoized
 from autograder.grading.probes import padding, random_mask
-from autograder.grading.student import StudentFault, seeded_inputs as inputs
+from autograder.grading.student import StudentFault, randn, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("single_head_attention")
 
@@ -78,10 +79,42 @@ def test_attention_mixes_values(student):
 @pytest.mark.tags("wrong scale factor", "softmax over wrong dim", "wrong transpose")
 def test_attention_values(student):
     """attention's output and weights match softmax(Q K^T / sqrt(d_k)) V for d_k = 6, 9 and 16"""
-    for B, T_q, T_k, d_k, d_v in SHAPES:
-        Q, K, V = inputs(2, (B, T_q, d_k), (B, T_k, d_k), (B, T_k, d_v))
-        check_attention_reply(student.call("attention", Q, K, V), tol.attention(Q, K, V), None,
-                              f"attention at B={B}, T_q={T_q}, T_k={T_k}, d_k={d_k}")
+    shapes = [*SHAPES, *((B, T_q, T_k, d, 1 + n % 5) for n, (B, T_q, T_k, d) in enumerate(space.edge_sizes()))]
+    calls = [(Call("attention", (randn(B, T_q, d_k, seed=2000 + 3 * n), randn(B, T_k, d_k, seed=2001 + 3 * n),
+                                 randn(B, T_k, d_v, seed=2002 + 3 * n))), check_unmasked)
+             for n, (B, T_q, T_k, d_k, d_v) in enumerate(shapes)]
+    judge_sequence(student, stateful(calls, STIRRING))
+
+
+def check_unmasked(got, args, what):
+    check_attention_reply(got, tol.attention(*args), None, what)
+
+
+def check_masked(got, args, what):
+    Q, K, V, mask = args
+    allowed = (mask != 0).expand(Q.shape[0], Q.shape[1], K.shape[1])
+    check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, what, "Each call has its own mask, and its "
+                          "weights follow that mask.")
+
+
+# Unjudged calls of the file's other definitions between the judged ones (grading/calls.py: stateful).
+STIRRING = [Call("attention", (torch.ones(1, 2, 3), torch.ones(1, 4, 3), torch.ones(1, 4, 2)), judged=False),
+            Call("attention", (torch.ones(2, 3, 4), torch.zeros(2, 3, 4), torch.ones(2, 3, 5),
+                               torch.ones(3, 3, dtype=torch.bool).tril()), judged=False)]
+
+
+def extreme_attention_inputs(probe, n):
+    """(Q, K, V, mask) whose scores Q K^T / sqrt(d_k) are the edge probe's rounded to integers (allowed at -1e4,
+    masked at +1e4): d_k the first of 1, 4, 16, 64 at least T_k, k_j the j-th unit vector and q_i the scores of row
+    i times sqrt(d_k), so that every way of computing the scores in float32 is exact (sqrt(d_k) and its inverse
+    are powers of 2), as the float64 reference is."""
+    scores, mask, _ = probe.build()
+    d_k = next(d for d in (1, 4, 16, 64) if d >= probe.T_k)
+    K = torch.eye(probe.T_k, d_k).expand(probe.B, probe.T_k, d_k).contiguous()
+    Q = torch.zeros(probe.B, probe.T_q, d_k)
+    Q[..., :probe.T_k] = scores.round() * d_k ** 0.5
+    (V,) = inputs(700 + n, (probe.B, probe.T_k, 1 + n % 4))
+    return Q, K, V, mask
 
 
 def attention_mask_probes(seed):
@@ -115,24 +148,25 @@ def attention_mask_probes(seed):
 @pytest.mark.tags("mask after softmax", "inverted mask", "padding mask broadcast", "small fill value")
 def test_attention_masks(student):
     """Every mask form and shape: forbidden keys get weight exactly 0, rows sum to 1, values match"""
-    for Q, K, V, mask, allowed, kind in attention_mask_probes(3):
-        check_attention_reply(student.call("attention", Q, K, V, mask), tol.attention(Q, K, V, allowed), allowed,
-                              f"attention with {kind}")
+    judge_sequence(student, stateful([(call, check_masked) for call in masked_calls()], STIRRING))
+
+
+@memoized  # the same for every student: built once per grading process
+def masked_calls():
+    # the fixed probes first: a mistake's diagnosis reads the calls up to the first failure
+    calls = [Call("attention", (Q, K, V, mask), note=kind) for Q, K, V, mask, _, kind in attention_mask_probes(3)]
     Q, K, V = inputs(20, (3, 5, 6), (3, 7, 6), (3, 7, 4))
-    first, second = random_mask(21, 3, 5, 7), random_mask(22, 3, 5, 7)
-    reply = student.run("attention", Q, K, V, first, more=[((Q, K, V, second), {})])
-    for got, allowed, call in zip(reply.outputs, (first, second), ("first", "second")):
-        check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, f"attention with the {call} of two "
-                              "different masks of the same shape", "Each call has its own mask, and its weights follow that mask.")
-    probes = space.mask_draws(8, 42)
-    calls = [drawn_attention_inputs(probe, n) for n, probe in enumerate(probes)]
-    layouts = {str(n): {"3": p.child_layout()} for n, p in enumerate(probes) if p.child_layout()}
-    (first, _), *rest = calls
-    # the first call's Q, K and V require gradients (as in training), the others' do not
-    reply = student.run("attention", *first, more=[(args, {}) for args, _ in rest], layouts=layouts,
-                        grad_args=(0, 1, 2))
-    for probe, ((Q, K, V, _), allowed), got in zip(probes, calls, reply.outputs):
-        check_attention_reply(got, tol.attention(Q, K, V, allowed), allowed, f"attention with {probe.describe()}")
+    calls += [Call("attention", (Q, K, V, random_mask(seed, 3, 5, 7)), note=f"the {which} of two different masks of "
+                   "the same shape") for seed, which in ((21, "first"), (22, "second"))]
+    # the first drawn call's Q, K and V require gradients (as in training), the others' do not
+    calls += [Call("attention", drawn_attention_inputs(probe, n)[0], layouts={3: probe.child_layout()},
+                   grad_args=(0, 1, 2) if n == 0 else (), note=probe.describe())
+              for n, probe in enumerate(space.mask_draws(8, 42, coincident=False))]
+    # the space's edges: every mask form at every coincidence and bound of the sizes, allowed scores at -1e4
+    # and masked ones at +1e4 in one row
+    calls += [Call("attention", extreme_attention_inputs(probe, n), layouts={3: probe.child_layout()},
+                   note=probe.describe()) for n, probe in enumerate(space.edge_masks(42_000))]
+    return calls
 
 
 def drawn_attention_inputs(probe, n):

@@ -38,6 +38,9 @@ import torch
 from .student import probe_seed
 
 SCORE_LIMIT = 1e4                       # the handouts' range of allowed scores
+# The largest sizes the graders use, as the handouts state them: batch items, queries and keys, features, and the
+# rank of softmax_entropy's weights (..., T_k). Each is reached by the edge cases below.
+MAX_B, MAX_T, MAX_D, MAX_RANK = 4, 64, 64, 5
 MASK_DTYPES = ("bool", "int64", "float32", "float64")
 MASK_FORMS = ("B,T_q,T_k", "T_q,T_k", "B,1,T_k", "1,T_q,T_k", "T_k", "1,1,T_k")
 LAYOUTS = ("contiguous", "expanded", "strided")
@@ -68,6 +71,7 @@ class MaskProbe:
     spread: float
     depth: float
     profile: str = "uniform"
+    masked: float | None = None   # the score every masked entry gets (else drawn as the allowed ones are)
 
     def shape(self) -> tuple[int, ...]:
         sizes_ = {"B": self.B, "T_q": self.T_q, "T_k": self.T_k, "1": 1}
@@ -85,8 +89,10 @@ class MaskProbe:
         allowed = pattern.expand(self.B, self.T_q, self.T_k)
         generator = torch.Generator().manual_seed(self.score_seed)
         scores = torch.randn(self.B, self.T_q, self.T_k, generator=generator, dtype=torch.float64) * self.spread
-        scores = (scores + self.row_depths().unsqueeze(-1)).clamp(-SCORE_LIMIT, SCORE_LIMIT).float()
-        return scores, pattern.to(getattr(torch, self.dtype)), allowed
+        scores = (scores + self.row_depths().unsqueeze(-1)).clamp(-SCORE_LIMIT, SCORE_LIMIT)
+        if self.masked is not None:
+            scores = scores.masked_fill(~allowed, self.masked)
+        return scores.float(), pattern.to(getattr(torch, self.dtype)), allowed
 
     def row_depths(self) -> torch.Tensor:
         """(B, T_q) float64: where each row's scores sit, by the profile (one row at least at the depth)."""
@@ -114,17 +120,96 @@ class MaskProbe:
                  "batches": f"around {self.depth:g} in some batch items, 0 in the others",
                  "single": f"around {self.depth:g} in one row, 0 in the others",
                  "balanced": f"around {self.depth:g} in some rows, {-self.depth:g} in the others"}[self.profile]
+        masked = "" if self.masked is None else f", masked scores at {self.masked:g}"
         return (f"a {self.dtype} ({self.form}) mask, {self.layout}, B={self.B}, T_q={self.T_q}, T_k={self.T_k}, "
-                f"allowed scores {where} (spread {self.spread:g})")
+                f"allowed scores {where} (spread {self.spread:g}){masked}")
 
 
-def mask_draws(count: int, seed: int) -> tuple:
+def mask_draws(count: int, seed: int, coincident: bool = True) -> tuple:
     """The covering probes first (COVERING_DEPTHS: every profile deep enough to leak, every mask dtype and
-    layout), then `count` probes drawn from the whole mask space, then one per mask form with T_q = B > 1."""
+    layout), then `count` probes drawn from the whole mask space, then (unless the caller sends edge_masks,
+    which hold them all) one per mask form with T_q = B > 1."""
     # the last of a few examples: hypothesis tends to start with the smallest sizes
     covering = tuple(draw_examples(f"covering:{n}", 4, seed + 101 + n)[-1] for n in range(len(COVERING_DEPTHS)))
-    coincident = tuple(draw_examples(f"coincident:{form}", 1, seed + 1 + n)[0] for n, form in enumerate(MASK_FORMS))
+    coincident = tuple(draw_examples(f"coincident:{form}", 1, seed + 1 + n)[0]
+                       for n, form in enumerate(MASK_FORMS)) if coincident else ()
     return covering + draw_examples("masks", count, seed) + coincident
+
+
+# Edges by construction: the extreme and coincident cases of the space, derived here, the same on every run (the
+# seed sweep moves their contents, not their sizes). Sizes are named (B, T_q, T_k, d); every pair of them equal
+# (the others kept apart), each at 1, B = 1 with T = 1, all equal, and each at its largest value.
+def coincident_sizes(names: tuple[str, ...], distinct: tuple[int, ...], largest: tuple[int, ...]) -> tuple:
+    """Size tuples over `names`: the `distinct` ones, every pair set equal, each at 1, the first two at 1, all
+    equal, each at its largest and all at their largest, without repeats, in that order."""
+    n = len(names)
+    found: list[tuple[int, ...]] = [distinct]
+
+    def with_(changes: dict) -> tuple[int, ...]:
+        return tuple(changes.get(i, v) for i, v in enumerate(distinct))
+
+    spare = min(set(range(2, 9)) - set(distinct))  # a value no other size has (4 here: within every bound)
+    found += [with_({i: spare, j: spare}) for i in range(n) for j in range(i + 1, n)]
+    found += [with_({i: 1}) for i in range(n)] + [with_({0: 1, 1: 1}), tuple([3] * n), tuple([1] * n)]
+    found += [with_({i: largest[i]}) for i in range(n)] + [tuple(largest)]
+    return tuple(dict.fromkeys(found))
+
+
+EDGE_LAYOUTS = ("contiguous", "strided")
+# At the largest sizes, where code written with loops takes longest, the mask forms that differ most: the whole
+# (B, T_q, T_k) mask and the 1-D (T_k,) one.
+LARGEST_FORMS = ("B,T_q,T_k", "T_k")
+
+
+def edge_sizes() -> tuple:
+    """(B, T_q, T_k, d) for the score functions and attention."""
+    return coincident_sizes(("B", "T_q", "T_k", "d"), (2, 3, 5, 7), (MAX_B, MAX_T, MAX_T, MAX_D))
+
+
+def edge_mask_sizes() -> tuple:
+    """(B, T_q, T_k) where a mask's form matters: sizes apart, every pair equal, all equal, B = T_q = 1, T_k = 1 (one
+    key), all 1, and all at their largest (a size alone at its largest is the score functions' edge)."""
+    distinct, largest = (2, 3, 5), (MAX_B, MAX_T, MAX_T)
+    alone = {tuple(value if j == i else n for j, n in enumerate(distinct)) for i in (0, 1) for value in (1, largest[i])}
+    alone.add(tuple(largest[j] if j == 2 else n for j, n in enumerate(distinct)))
+    return tuple(s for s in coincident_sizes(("B", "T_q", "T_k"), distinct, largest) if s not in alone)
+
+
+def edge_masks(seed: int) -> tuple:
+    """Every mask form at every coincidence and bound of (B, T_q, T_k) (a 1-D (T_k,) mask at T_q = T_k, a
+    (T_q, T_k) mask at T_q = B ...), handed over in its own shape (contiguous or not: an expanded mask would hide
+    its shape; the drawn probes expand theirs), dtypes in turn, each row with allowed scores at -1e4 (or, in
+    every other probe, some rows at +1e4) and its masked scores at +1e4: both bounds of |score| <= 1e4 in one
+    row. Largest: B = MAX_B, T_q = T_k = MAX_T (LARGEST_FORMS there)."""
+    largest = (MAX_B, MAX_T, MAX_T)
+    pairs = [(size, form) for size in edge_mask_sizes() for form in MASK_FORMS
+             if size != largest or form in LARGEST_FORMS]
+    probes = []
+    for n, ((B, T_q, T_k), form) in enumerate(pairs):
+        turn = n + n // len(MASK_FORMS)  # dtypes and layouts in turn, not in step with the forms
+        probes.append(MaskProbe(B, T_q, T_k, form, MASK_DTYPES[turn % len(MASK_DTYPES)], EDGE_LAYOUTS[turn % 2],
+                                probe_seed(seed + 2 * n), probe_seed(seed + 2 * n + 1), 1.0, -SCORE_LIMIT,
+                                "balanced" if n % 2 else "uniform", SCORE_LIMIT))
+    return tuple(probes)
+
+
+def edge_T() -> tuple:
+    """Sequence lengths for causal_mask(T): every T up to 8, and either side of where a fixed buffer would end
+    (16, 32, 48) up to MAX_T."""
+    return tuple(sorted({*range(1, 9), *(n + e for n in (16, 32, 48, MAX_T) for e in (-1, 0, 1) if n + e <= MAX_T)}))
+
+
+def edge_ranks() -> tuple:
+    """Shapes (..., T_k) of softmax_entropy's weights: every rank from 1 to MAX_RANK, with sizes that coincide
+    (so a reduction over another axis keeps the right shape) and T_k up to MAX_T."""
+    return ((5,), (1,), (MAX_T,), (3, 5), (5, 5), (1, 1), (2, 3, 5), (3, 3, 3), (2, 1, MAX_T), (2, 3, 4, 5),
+            (4, 4, 4, 4), (1, 2, 1, 3), (2, 3, 2, 3, 4), (2, 2, 2, 2, 2))
+
+
+def edge_lengths() -> tuple:
+    """(lengths, T_k) for padding_mask: B = 1, T_k = 1, B = T_k, every length full or 1, T_k = MAX_T."""
+    return (([1], 1), ([3], 5), ([2, 3, 1], 3), ([4, 4], 4), ([1, 1, 1, 1], 6), ([5, 2], 5),
+            ([MAX_T, 1, 33, 17], MAX_T), ([7, 7], 7))
 
 
 def draw_examples(name: str, count: int, seed: int) -> tuple:

@@ -14,6 +14,7 @@ import torch
 from ..diagnosis import Diagnoser, structural
 from ..sandbox import ChildFailure, ForkServer
 from . import integrity
+from .calls import Call, run_sequence
 from .diagnose import explain_exception, record_call
 from .faults import NotAttempted, StudentFault  # noqa: F401 - graders import them from here
 from .memo import memoized
@@ -131,6 +132,8 @@ class StudentFile:
                 raise NotAttempted(explain_error(what, error, self.load_errors))
             if record:
                 record_call(self.diagnoser, request, reply)
+            if init is None:  # a function: say what the failing call was sent
+                what = failed_call(target, args, kwargs, more, reply.get("call"), layouts)
             text, diagnoses = explain_exception(what, error) if isinstance(error, dict) else (f"{what} failed", ())
             raise StudentFault(text, diagnoses=diagnoses)
         # The reply is the child's word: a file that rewired its own process may send anything, and
@@ -159,6 +162,10 @@ class StudentFile:
                      reply.get("param_names") or {}, tuple(reply.get("inputs_changed") or ()),
                      tuple(reply.get("more") or ()))
 
+    def sequence(self, calls: list) -> list:
+        """The outputs of a sequence of calls (grading/calls.py: Call), sent to the child in one round trip."""
+        return run_sequence(self, calls)
+
     def call(self, target: str, *args, **kwargs) -> object:
         return self.run(target, *args, kwargs=kwargs).output
 
@@ -171,6 +178,17 @@ class StudentFile:
 FUSED_HINT = ("this assignment asks you to build attention by hand (score -> mask -> softmax -> mix), so fused "
               "attention (F.scaled_dot_product_attention, nn.MultiheadAttention, F.multi_head_attention_forward, "
               "flex_attention, or their torch.ops kernels) may not run inside your code, whatever name reaches it.")
+
+
+def failed_call(target: str, args: tuple, kwargs: dict | None, more: list | None, number: object,
+                layouts: dict | None) -> str:
+    """`calling apply_mask(scores: float32 (2, 3, 5), mask: bool (5,) (a 1-D mask))`: the call that raised (0 the
+    first, then those of `more`), as it was sent."""
+    calls = [(args, kwargs or {}), *((tuple(a), k or {}) for a, k in (more or []))]
+    index = number if isinstance(number, int) and 0 <= number < len(calls) else 0
+    laid = {int(i): layout for i, layout in ((layouts or {}).get(str(index)) or {}).items() if str(i).isdigit()}
+    sent = Call(target, tuple(calls[index][0]), dict(calls[index][1]), laid).describe()
+    return f"calling {sent}" + (f" (call {index + 1} of {len(calls)})" if len(calls) > 1 else "")
 
 
 def check_watch(what: str, reply: dict) -> None:

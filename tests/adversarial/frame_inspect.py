@@ -28,7 +28,8 @@ def _candidates():
 def _pick(tensors, shape, exclude):
     for t in tensors:
         if tuple(t.shape) == tuple(shape) and all(t is not e for e in exclude):
-            if t.dtype == torch.float64:
+            # a float64 0/1 tensor is a mask the graders send (documented input), not a reference
+            if t.dtype == torch.float64 and not bool(((t == 0) | (t == 1)).all()):
                 print("ATTNKIT-LEAK a float64 tensor (a reference?) is visible in the child")
             return t.detach().clone().float()
     return torch.zeros(shape)

@@ -63,9 +63,44 @@ def describe_error(exc: BaseException) -> dict:
     return {"type": type(exc).__name__, "message": message[:2000], "where": where}
 
 
+class _Missing(Exception):
+    """A judged call names a function the file does not define."""
+
+
+def _fresh(value):
+    """An input of its own for one call (the request's copy stays as sent), dropped again after the call: a
+    seeded input is made afresh, a tensor sent whole is copied."""
+    made = inputs.materialize(value)
+    return made.clone() if made is value and isinstance(made, torch.Tensor) else made
+
+
+def _refilled(earlier, value):
+    """`earlier` (a tensor a previous call was given) holding `value`'s values, where it can hold them."""
+    if (isinstance(earlier, torch.Tensor) and isinstance(value, torch.Tensor) and earlier.shape == value.shape
+            and earlier.dtype == value.dtype and earlier.stride() == value.stride() and 0 not in earlier.stride()):
+        with torch.no_grad():
+            earlier.copy_(value)
+        return earlier
+    return value
+
+
+def _own_memory(output, args: list):
+    """`output`, with a copy of each tensor in it that shares memory with an input (which a later call may refill
+    in place): what it answered now is what is judged."""
+    if type(output) in (tuple, list):
+        return type(output)(_own_memory(o, args) for o in output)
+    if not isinstance(output, torch.Tensor):
+        return output
+    where = output.untyped_storage().data_ptr()
+    shared = any(isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == where for a in args)
+    return output.detach().clone() if shared else output
+
+
 class Harness:
     def __init__(self) -> None:
         self.module: types.ModuleType | None = None
+        self.calling = 0
+        self.seen: dict = {"fused": set(), "watch": "on"}
         self.out = BoundedText()
 
     def load(self, request: dict) -> dict:
@@ -110,10 +145,11 @@ class Harness:
         # as the student's file set it (a file that switches it off must still be seen doing so)
         autograd = torch.no_grad() if request.get("no_grad") else contextlib.nullcontext()
         with watch.Watch() as seen, autograd:
+            self.calling = 0
             try:
                 self._probe(target, request, args, kwargs, reply, leaves)
             except BaseException as exc:  # noqa: BLE001
-                reply = {"ok": False, "error": describe_error(exc)}
+                reply = {"ok": False, "error": describe_error(exc), "call": self.calling}
         reply.update(seen.report())
         return reply
 
@@ -149,12 +185,89 @@ class Harness:
             more_args = self._laid_out(inputs.materialize(call.get("args", [])), request, number)
             more_kwargs = inputs.materialize(call.get("kwargs", {}))
             calls.append((more_args, more_kwargs))
+            self.calling = number  # which call failed, if one does (0: the first)
             more.append(target(*more_args, **more_kwargs))
         if more:
             reply["more"] = more
         # What every tensor input of every call holds once all calls are done: the parent compares it with its own
         # copy of what it sent (grading/integrity.py): no comparison made here decides anything.
         reply["after"] = [wire.fingerprints(a, k) for a, k in calls]
+
+    def sequence(self, request: dict) -> dict:
+        """Calls of the module's functions in turn, request["calls"] = [{"target", "args", "kwargs", "layouts"
+        {argument index: layout}, "keep", "reuse", "judged"}], each on inputs of its own, as a caller's program
+        makes them: right after a judged call, what each of its tensor inputs holds is reported (reply "after", one
+        entry per call that returned, None for an unjudged one: wire.fingerprints, judged by the parent against
+        its own copy, grading/integrity.py), then the inputs are dropped (so later inputs may take their ids and
+        memory) unless it says "keep"; a call that says "reuse": m gets the very tensors kept from call m,
+        refilled in place with its own values (an id, address and layout seen before, other values): code that
+        answers from a cache keyed on any of them gives a stale answer. The first failing judged call ends the
+        sequence (the reply's "call", from 0); a call with "judged": False only stirs the module's state, and its
+        failure is left to its own question. A watch covers each call (not the harness's own work between
+        calls); the reply carries what all of them saw."""
+        outputs: list = []
+        after: list = []
+        kept: dict = {}
+        reply: dict = {"ok": True}
+        number = 0
+        self.seen = {"fused": set(), "watch": "on"}
+        try:
+            for number, call in enumerate(request.get("calls") or []):
+                outputs.append(self._one_call(call, number, after, kept))
+        except BaseException as exc:  # noqa: BLE001
+            error = {"type": "Missing", "message": str(exc)} if isinstance(exc, _Missing) else describe_error(exc)
+            reply = {"ok": False, "call": number, "error": error}
+        reply.update(outputs=outputs, after=after)  # up to the call that raised, if one did
+        reply.update(fused=sorted(self.seen["fused"] | watch.forbid.REACHED), watch=self.seen["watch"])
+        return reply
+
+    def _watched(self, target, args: list, kwargs: dict):
+        """target(*args, **kwargs) under a watch whose report joins the sequence's (with any refusal recorded
+        since the last call, which entering a watch clears)."""
+        self.seen["fused"].update(watch.forbid.REACHED)
+        seen = watch.Watch()
+        try:
+            with seen:
+                return target(*args, **kwargs)
+        finally:
+            report = seen.report()
+            self.seen["fused"].update(report["fused"])
+            if report["watch"] != "on":
+                self.seen["watch"] = report["watch"]
+
+    def _one_call(self, call: dict, number: int, after: list, kept: dict) -> object:
+        judged = call.get("judged", True)
+        target = getattr(self.module, str(call.get("target", "")), None)
+        if target is None:
+            if judged:
+                raise _Missing(f"no `{call.get('target')}` defined")
+            after.append(None)
+            return None
+        layouts = call.get("layouts") or {}
+        earlier = kept.get(call.get("reuse"), ())
+        args = [_refilled(earlier[i] if i < len(earlier) else None, inputs.laid_out(_fresh(a), layouts.get(str(i))))
+                for i, a in enumerate(call.get("args", []))]
+        kwargs = {k: _fresh(v) for k, v in call.get("kwargs", {}).items()}
+        for index in call.get("grad_args") or []:  # as in training: these inputs require a gradient
+            args[index] = args[index].detach().requires_grad_(True)
+        try:
+            output = self._watched(target, args, kwargs)
+        except Exception:  # noqa: BLE001 - an unjudged call's failure belongs to its own question
+            if judged:
+                raise
+            output = None
+        # What this call's tensor inputs hold now (refilled ones included), before a later call may refill them:
+        # the parent compares it with its own copy of what it sent; no comparison made here decides anything.
+        # An unjudged call's inputs are its own question's business.
+        after.append(wire.fingerprints(args, kwargs) if judged else None)
+        if judged:
+            output = _own_memory(output, args)
+        if call.get("keep"):
+            kept[number] = args
+        else:
+            while args:  # newest first: the next call's inputs, made in the same order, may take their places
+                args.pop()
+        return output if judged else None
 
     @staticmethod
     def _laid_out(args: list, request: dict, call: int) -> list:
@@ -183,7 +296,8 @@ class Harness:
             sys.stdout = sys.stderr = self.out
             op = request.get("op")
             try:
-                reply = self.load(request) if op == "load" else self.run(request)
+                reply = (self.load(request) if op == "load" else self.sequence(request) if op == "sequence"
+                         else self.run(request))
             except BaseException as exc:  # noqa: BLE001 - bad request from the parent
                 reply = {"ok": False, "error": describe_error(exc)}
             reply["stdout"] = self.out.take()

@@ -32,6 +32,14 @@ Run `python attention_scores.py` to run the public checks (and the explorations 
 #   - a module holds exactly the parameters its exercise names, with the shapes given, and no others (no biases,
 #     no extra learnable tensors); plain attributes and buffers are fine;
 #   - functions must not modify any of their inputs in place (scores, masks, Q, K, V alike), on any call.
+#   - the sizes graded, each up to its largest: B up to 4; T_q, T_k and T up to 64; d up to 64; `softmax_entropy`'s
+#     weights with 0 to 4 leading dimensions (`(T_k,)` up to `(A, B, C, D, T_k)`). Every size may be 1, and any
+#     two may be equal (T_q = B, T_k = d, T_q = T_k ...); a mask comes in any shape that broadcasts, a 1-D `(T_k,)`
+#     one included; allowed scores reach -10 000 in the same row as masked scores of +10 000.
+#   - each function is called many times in a row, on new inputs whose memory and `id()` may be those of inputs
+#     freed before, and on the same tensors refilled with other values, with your other functions called in
+#     between: every answer must come from the values of its own call's inputs (an answer cached by a tensor's
+#     `id()`, address or layout goes stale).
 #   - your code runs in one thread of one process: starting a thread or a process is refused while grading
 #     (nothing in these exercises needs one).
 #

@@ -17,7 +17,12 @@ Run `python single_head_attention.py` to run the public checks (and the explorat
 # - `Q` is `(B, T_q, d_k)`, `K` is `(B, T_k, d_k)`, `V` is `(B, T_k, d_v)`; outputs are `(B, T_q, d_v)` and
 #   weights `(B, T_q, T_k)`.
 # - A mask is 1/`True` where a key is **allowed**, 0/`False` where it is forbidden (bool, 0/1 int or 0/1 float),
-#   in any shape that broadcasts to the weights: `(T_q, T_k)`, `(B, 1, T_k)` or `(B, T_q, T_k)`.
+#   in any shape that broadcasts to the weights: `(T_k,)`, `(T_q, T_k)`, `(B, 1, T_k)` or `(B, T_q, T_k)`.
+# - The sizes graded, each up to its largest: B up to 4, T_q and T_k up to 64, d_k up to 64. Every size may be 1
+#   and any two may be equal (T_q = B, T_k = d_k, T_q = T_k ...); allowed scores reach -10 000 in the same row as
+#   masked scores of +10 000. `attention` is called many times in a row on new inputs (whose memory and `id()`
+#   may be those of inputs freed before) and on the same tensors refilled with other values: every answer must
+#   come from the inputs of its own call.
 # - **The masking rule:** a masked key must end with weight **exactly 0**, for any allowed scores with
 #   $|e_{ij}| \le 10\,000$: fill with `float("-inf")` (`finfo.min`, `-1e9` and `-1e6` work too; `-30` does not).
 # - Fused attention may **not** run inside your code (`F.scaled_dot_product_attention`, `nn.MultiheadAttention`,
