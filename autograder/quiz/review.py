@@ -64,15 +64,26 @@ def load_decisions(path: Path, quizzes: dict[str, Quiz]) -> ReviewDecisions:
         score = group.get("score")
         if score is None or score == "":
             continue
-        points = quiz.question(question_id).points
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= points:
-            decisions.warnings.append(f"{where}: score {score!r} is not a number from 0 to {points:g}; "
-                                      "the group stays pending")
+        problem = score_problem(score, quiz.question(question_id).points)
+        if problem:
+            decisions.warnings.append(f"{where}: {problem}; the group stays pending")
             continue
         feedback = group.get("feedback") if isinstance(group.get("feedback"), str) else ""
         for answer in group.get("answers") or []:
             decisions.by_answer[quiz_id, question_id, review_text(answer)] = Decision(float(score), feedback.strip())
     return decisions
+
+
+def score_problem(score: Any, points: float) -> str | None:
+    """Why a group's score cannot be applied, or None: the one rule grading and the review both use, so a
+    score grading refuses is never taken by the review for a decision made."""
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= points:
+        return f"score {score!r} is not a number from 0 to {points:g}"
+    return None
+
+
+def _decided(group: dict, points: float) -> bool:
+    return group.get("score") not in (None, "") and score_problem(group.get("score"), points) is None
 
 
 def _groups(data: Any):
@@ -201,16 +212,19 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any,
         for question in quiz.questions:
             pending = queue.get(quiz_id, {}).get(question.id, {})
             old = kept.get((quiz_id, question.id), [])
-            decided = [g for g in old if g.get("score") not in (None, "")]
+            decided = [g for g in old if _decided(g, question.points)]
             claimed = {review_text(a) for g in decided for a in g.get("answers") or []}
             groups = []
-            for old_group in (g for g in old if g.get("score") in (None, "")):  # as split or moved: kept
+            for old_group in (g for g in old if not _decided(g, question.points)):  # as split or moved: kept
                 answers = [a for a in old_group.get("answers") or []
                            if review_text(a) in pending and review_text(a) not in claimed]
                 if answers:
                     claimed |= {review_text(a) for a in answers}
                     students = sorted({s for a in answers for s in pending[review_text(a)].get("students", [])})
-                    groups.append({**old_group, "students": students, "answers": answers})
+                    refused = old_group.get("score") not in (None, "")  # a score grading cannot apply: decide again
+                    note = {"score": None, "why": f"{score_problem(old_group['score'], question.points)}: "
+                                                  "score this group again"} if refused else {}
+                    groups.append({**old_group, **note, "students": students, "answers": answers})
                     to_decide += 1
                     answers_to_decide += len(answers)
             new = {text: entry for text, entry in pending.items() if text not in claimed}

@@ -106,6 +106,10 @@ def test_bad_decisions_are_reported_and_stay_pending(tmp_path):
     results = grade_class_quizzes(folders, out, quizzes=quizzes, warn=warnings.append)
     assert sc01(results, "ann")[0].pending
     assert any("score 5 is not a number from 0 to 2" in w for w in warnings)
+    again = attnkit("review", "--no-browser", str(out))  # the review asks for it again, never "nothing to review"
+    assert again.returncode == 0 and "Nothing to review" not in again.stderr, again.stderr
+    group = yaml.safe_load((out / REVIEW_FILE).read_text(encoding="utf-8"))["attention_score"]["sc-01"]["groups"][0]
+    assert group["score"] is None and "score 5 is not a number from 0 to 2" in group["why"]
 
 
 def test_review_without_a_graded_folder_says_so(tmp_path):
