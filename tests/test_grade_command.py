@@ -112,7 +112,7 @@ def test_the_closing_summary_of_300_students_fits_a_screen():
     lines = text.splitlines()
     assert len(lines) <= 40, text
     affected = {r.student_id for r in results if r.problems or any(q.problem for q in r.quizzes)}
-    assert f"Needs your attention: {len(affected)} student(s); 71 not handed in" in text
+    assert f"Needs your attention: {len(affected)} student(s); by file or answer: 71 not handed in" in text
     assert f"... and {len(affected) - 10} more student(s): every one in OUT/summary.txt" in text
     assert "Score distribution" in text and "Not a student's submission, so not graded: 1 entry" in text
     table = full_table(results, [])

@@ -293,7 +293,7 @@ def problem_section(results: list[StudentResult], skipped: list[str] = ()) -> st
     people = len({a.student for a in found if a.kind != GRADER})
     parts = ['<h2 id="problems">Needs your attention</h2>']
     if rows:
-        parts.append(f'<p>{people} student(s): {esc(counts([a for a in found if a.kind != GRADER]))}. Nothing here '
+        parts.append(f'<p>{people} student(s); by file or answer: {esc(counts([a for a in found if a.kind != GRADER]))}. Nothing here '
                      "was scored in silence: each line says what was not graded, or how it was graded.</p>"
                      + table(["student", "what", "why"], rows, "attention"))
     else:

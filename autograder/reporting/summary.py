@@ -102,7 +102,7 @@ def attention_lines(found: list[Attention], skipped: list[str], full_list: str) 
     for item in found:
         students.setdefault(item.student, []).append(item)
     if students:
-        lines.append(f"Needs your attention: {len(students)} student(s); {counts(found)}")
+        lines.append(f"Needs your attention: {len(students)} student(s); by file or answer: {counts(found)}")
         for student, items in list(students.items())[:SHOWN_STUDENTS]:
             first = items[0]
             more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
