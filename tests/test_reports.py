@@ -548,3 +548,19 @@ def test_report_renders_in_headless_chromium(tmp_path):
     assert area("#0571b0") > 5000  # full-marks cells, the most common in this class
     assert area("#ca0020") > 300 and area("#3b3b3b") > 300  # a 0% cell; the grader-problem cell
     assert area("#e0e0e0") > 300  # not-attempted cells
+
+
+@pytest.mark.parametrize("name", ["studenttest", "Test Student", "Student, Test"])
+def test_canvas_test_student_is_graded_but_in_no_class_statistic(name):
+    """Canvas's student view (the teacher trying the assignment) is no one's work: listed and graded, but no
+    count, mean, full-marks or pass rate of the class includes it (found by an instructor walk)."""
+    from autograder.reporting.class_stats import score_overview, test_stats
+
+    right = check("test_dot_scores_values", PASSED)
+    wrong = check("test_dot_scores_values")
+    students = [student("ann", [wrong]), student("bob", [wrong])]
+    with_view = students + [student(name, [right])]
+    assert score_overview(with_view) == score_overview(students)
+    assert score_overview(with_view)["full_marks"] == 0 and score_overview(with_view)["students"] == 2
+    assert [s.pass_rate for s in test_stats(with_view)] == [0.0]
+    assert name in plain_summary(with_view) or name in class_report_html(with_view)  # still listed

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from ..grading.submissions import not_handed_in
 from ..results import FAILED, PASSED, StudentResult, TestResult
 from .explain import plan_explanations
+from .names import is_test_student
 from .provisional import pending
 
 LOW_DISCRIMINATION = 0.2
@@ -95,7 +96,14 @@ def percent(result: StudentResult) -> float:
 CLASS_MEAN = "every student; a part not handed in counts 0"
 
 
+def of_the_class(results: list[StudentResult]) -> list[StudentResult]:
+    """The students the class statistics are about: Canvas's Test Student (the teacher's student view) is
+    graded and listed like anyone, but is no one's work, so no mean, count or item statistic includes it."""
+    return [r for r in results if not is_test_student(r.student_id)]
+
+
 def score_overview(results: list[StudentResult]) -> dict[str, float | int | None]:
+    results = of_the_class(results)
     scores = [r.score for r in results]
     return {
         "students": len(results),
@@ -116,6 +124,7 @@ def score_overview(results: list[StudentResult]) -> dict[str, float | int | None
 
 def test_stats(results: list[StudentResult]) -> list[TestStats]:
     """One entry per test id, in the order tests first appear (which is the graders' file order)."""
+    results = of_the_class(results)
     first: dict[str, TestResult] = {}
     counts: dict[str, list[int]] = {}
     for result in results:
@@ -203,6 +212,7 @@ def pearson(xs: list[float], ys: list[float]) -> float | None:
 
 
 def item_analysis(results: list[StudentResult]) -> list[ItemStats]:
+    results = of_the_class(results)
     order: dict[str, list[str]] = {}            # quiz id -> question ids in quiz order
     maxima: dict[tuple[str, str], float] = {}
     answers: dict[str, list[dict[str, float | None]]] = {}  # quiz id -> one {question: score or None} per taker
