@@ -446,9 +446,15 @@ def test_several_matching_mistakes_are_all_named_and_none_is_claimed():
 
 
 def test_not_attempted_parts_are_called_so_in_feedback():
-    fay = diagnosed_class()[5]
-    lines = [line for line in feedback_markdown(fay).splitlines() if "A causal mask hides" in line]
-    assert lines == ["- **SingleHeadAttention** — A causal mask hides future keys in self-attention: not attempted (0/1)"]
+    fay = diagnosed_class()[5]  # handed in no single_head_attention file: one line says so, not one per check
+    markdown = feedback_markdown(fay)
+    assert not [line for line in markdown.splitlines() if "A causal mask hides" in line]
+    assert "single\\_head\\_attention was not handed in (see above), so its checks score 0 of 5 points." in markdown
+    gil = student("gil", [check("test_causal", attempted=False, question="SingleHeadAttention",
+                                assignment="single_head_attention", name="A causal mask hides future keys"),
+                          check("test_shape", PASSED, assignment="single_head_attention")])
+    lines = [line for line in feedback_markdown(gil).splitlines() if "A causal mask hides" in line]
+    assert lines == ["- **SingleHeadAttention** — A causal mask hides future keys: not attempted (0/1)"]
 
 
 # ---------- (i) the class report counts diagnoses, not tags ----------
@@ -564,3 +570,16 @@ def test_canvas_test_student_is_graded_but_in_no_class_statistic(name):
     assert score_overview(with_view)["full_marks"] == 0 and score_overview(with_view)["students"] == 2
     assert [s.pass_rate for s in test_stats(with_view)] == [0.0]
     assert name in plain_summary(with_view) or name in class_report_html(with_view)  # still listed
+
+
+def test_an_assignment_not_handed_in_is_one_line_of_feedback_not_one_per_check():
+    """A student who handed in nothing read the same reason under every check (117 lines; found by an
+    instructor walk): one line per missing assignment, with the points it costs."""
+    missing = "no attention_scores.py or attention_scores.ipynb in the submission"
+    tests = [check(f"test_{n}", output=missing) for n in ("a", "b", "c", "d")]
+    tests.append(check("test_layer", assignment="single_head_attention", output="wrong shape"))
+    markdown = feedback_markdown(student("ann", tests, problems=(missing,)))
+    shown = shown_text(markdown)
+    assert shown.count("attention_scores.py or attention_scores.ipynb") == 1  # said once, in the problems
+    assert "attention_scores was not handed in (see above), so its checks score 0 of 4 points." in shown
+    assert "test_layer works" in shown and "test_a works" not in shown

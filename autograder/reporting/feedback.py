@@ -7,6 +7,7 @@ values and what their code printed are shown as text, never as links, images or 
 from __future__ import annotations
 
 from ..results import FAILED, GRADER_ERROR, PASSED, StudentResult, TestResult
+from ..grading.submissions import not_handed_in
 from .blank import blank_assignments, student_line
 from .escape import markdown_block, markdown_lines, markdown_text as md, visible
 from .explain import Plan, count, failure_lines, label, plan_explanations
@@ -49,6 +50,11 @@ def quoted(texts: list[str]) -> list[str]:
     return lines
 
 
+def not_handed_in_parts(result: StudentResult) -> set[str]:
+    """Assignments whose file the student did not hand in (named by the problem that says so)."""
+    return {part for part in map(not_handed_in, result.problems) if part}
+
+
 def arrival_line(arrival: dict | None) -> str:
     """"Submitted 2026-11-20T10:00, marked late." or "" when the platform said nothing: plain text holding the
     time as the platform wrote it, so each output escapes it by its own rule (feedback: `md`)."""
@@ -80,9 +86,14 @@ def feedback_markdown(result: StudentResult, arrival: dict | None = None) -> str
     blank = blank_assignments(result)
     if blank:  # one line, not one "not implemented yet" per check
         lines += ["", student_line(result, blank)]
+    missing = [a for a in dict.fromkeys(t.assignment for t in result.tests) if a in not_handed_in_parts(result)]
+    for assignment in missing:  # one line, not the same reason under every check
+        own = [t for t in result.tests if t.assignment == assignment]
+        lines += ["", f"{md(assignment)} was not handed in (see above), so its checks score 0 of "
+                      f"{sum(t.max_score for t in own):g} points."]
     current = None
     for test in result.tests:
-        if test.visibility == "hidden" or test.assignment in blank:
+        if test.visibility == "hidden" or test.assignment in blank or test.assignment in missing:
             continue
         if test.assignment != current:
             current = test.assignment
