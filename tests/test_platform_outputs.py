@@ -139,6 +139,9 @@ def test_a_roster_join_quotes_names_and_skips_the_test_student(canvas):
     assert 'roster: 1 Canvas student(s) without a submission: "Hopper, Grace"' in said
     assert 'roster: "studenttest" is Canvas\'s Test Student; left out of canvas.csv' in said
     assert "no Canvas student for" not in said
+    summary = read(out, "summary.txt")  # what the teacher reads before uploading says it too
+    assert 'roster: 1 student(s) with no submission, not in canvas.csv (Canvas keeps their cells): "Hopper, Grace"' \
+        in summary and "no student of the roster matches" not in summary
     rows = canvas_rows(out)
     assert [(r["Student"], r["ID"], r["SIS Login ID"], r["Section"]) for r in rows] == [
         ("Lee, Barbara", "340936", "blee", "Sec A"), ("Lovelace, Ada", "340934", "alovelace", "Sec A"),

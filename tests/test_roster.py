@@ -214,3 +214,16 @@ def test_a_sid_that_is_a_canvas_user_id_is_joined_by_it():
     assert {f: (e.canvas_id, rule) for f, (e, rule) in join.matched.items()} == {
         "Ada Lovelace": ("101", "SIS User ID"), "Grace Hopper": ("102", "Canvas ID (the SID)")}
     assert join.unmatched == ["Nobody"]
+
+
+def test_roster_notes_name_who_the_upload_will_not_reach():
+    from autograder.reporting.canvas import roster_notes
+    from autograder.reporting.roster import RosterEntry, RosterJoin
+
+    joined = RosterJoin(unmatched=["Doe, Jane", "studenttest"], ambiguous={"lee": ["Lee, Barbara", "Lee, Bo"]},
+                        without_submission=[RosterEntry("Hopper, Grace", "7")])
+    assert roster_notes(joined) == [
+        'canvas.csv: left out, no student of the roster matches "Doe, Jane" (roster-match.csv says why)',
+        'canvas.csv: left out, each matches two or more students of the roster: "lee"',
+        'roster: 1 student(s) with no submission, not in canvas.csv (Canvas keeps their cells): "Hopper, Grace"']
+    assert roster_notes(RosterJoin()) == [] and roster_notes(None) == []

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 from ..results import GRADER_ERROR, StudentResult
 from .gradebook import safe_cell
-from .names import is_test_student
+from .names import is_test_student, quoted
 from .roster import RosterJoin
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -165,4 +165,22 @@ def canvas_notes(results: list[StudentResult], roster: RosterJoin | None = None,
                                            if roster is not None else 0)
     if left_out:
         notes.append("canvas.csv: Canvas's Test Student left out")
+    return notes
+
+
+def roster_notes(roster: RosterJoin | None) -> list[str]:
+    """Who the upload will not reach, for summary.txt (the terminal said it as the roster was read)."""
+    if roster is None:
+        return []
+    notes = []
+    unmatched = [f for f in roster.unmatched if not is_test_student(f)]
+    if unmatched:
+        notes.append(f"canvas.csv: left out, no student of the roster matches {quoted(unmatched)} "
+                     "(roster-match.csv says why)")
+    if roster.ambiguous:
+        notes.append(f"canvas.csv: left out, each matches two or more students of the roster: "
+                     f"{quoted(roster.ambiguous)}")
+    if roster.without_submission:
+        notes.append(f"roster: {len(roster.without_submission)} student(s) with no submission, not in canvas.csv "
+                     f"(Canvas keeps their cells): {quoted([e.name for e in roster.without_submission], 20)}")
     return notes

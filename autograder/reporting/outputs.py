@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..results import StudentResult, write_atomic
 from ..grading.importers import Identity
-from .canvas import canvas_csv, canvas_notes
+from .canvas import canvas_csv, canvas_notes, roster_notes
 from .class_report import class_report_html
 from .escape import file_stems
 from .feedback import feedback_markdown
@@ -33,7 +33,8 @@ def write_outputs(out_dir: Path, results: list[StudentResult], roster: RosterJoi
     write_atomic(out_dir / "gradebook.csv", gradebook_csv(results, identities))
     moodle, moodle_notes = moodle_csv(results, identities)
     write_atomic(out_dir / "summary.txt", full_table(results, list(skipped), identities,
-                                                     canvas_notes(results, roster, identities) + moodle_notes, out_dir))
+                                                     canvas_notes(results, roster, identities) + roster_notes(roster)
+                                                     + moodle_notes, out_dir))
     if moodle is not None:
         write_atomic(out_dir / "moodle.csv", moodle)
     else:  # an earlier run's file would be taken for this one's
