@@ -226,6 +226,12 @@ def summarize(results, out: Path, warnings: list[str], skipped: list[str], joine
     from .reporting.canvas import canvas_notes
     from .reporting.summary import closing_summary
 
+    from .quiz.outcome import REVIEWED
+
+    reviewed = sum(1 for r in results for q in r.quizzes for i in q.items if REVIEWED in (i.feedback or ""))
+    if reviewed:  # a re-grade after a review says what it took from it
+        console.print(f"review: {reviewed} answer(s) scored by the decisions in {out / 'review.yaml'}",
+                      markup=False, highlight=False, soft_wrap=True)
     pending = sum(q.pending for r in results for q in r.quizzes)
     if pending:
         console.print(f"{pending:g} quiz point(s) wait for review (pending, not 0): run `{review_command(out)}`",

@@ -98,6 +98,7 @@ def test_the_printed_make_review_serves_the_page_and_then_says_when_nothing_is_l
     again = subprocess.run(as_make_runs_it(regrade, "grade"), cwd=paths.ROOT, capture_output=True, text=True,
                            timeout=600)
     assert again.returncode == 0 and "wait for review" not in again.stderr
+    assert f"review: 1 answer(s) scored by the decisions in {out / REVIEW_FILE}" in " ".join(again.stderr.split())
     done = subprocess.run(argv, cwd=paths.ROOT, capture_output=True, text=True, timeout=120)
     assert " ".join(done.stderr.split()) == f"Nothing to review in {out}: no quiz answer waits for a person."
 
