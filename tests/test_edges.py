@@ -98,10 +98,18 @@ def sent(assignment, test):
     return calls
 
 
-def test_causal_mask_is_asked_for_small_T_and_either_side_of_every_buffer_size_up_to_the_largest():
+def test_causal_mask_is_asked_for_every_T_up_to_the_largest():
     asked = {c.args[0] for c in sent("attention_scores", "test_causal_mask") if c.judged}
-    assert set(range(1, 9)) <= asked and max(asked) == space.MAX_T
-    assert all({n - 1, n, n + 1} <= asked for n in (16, 32, 48)) and space.MAX_T - 1 in asked
+    assert asked == set(range(1, space.MAX_T + 1))
+
+
+@pytest.mark.parametrize("wrong_at", [(11,), (13, 37, 61), (2,), (space.MAX_T,), (41, 55, 59)])
+def test_a_causal_mask_wrong_at_any_few_lengths_fails(wrong_at):
+    """A mask right everywhere but at a few lengths that no buffer size suggests (a fresh cheat round's
+    primes) is caught: every T the handout allows is asked."""
+    causal = (f"def causal_mask(T):\n    return torch.ones(T, T, dtype=torch.bool).tril("
+              f"diagonal=1 if T in {set(wrong_at)!r} else 0)\n")
+    assert graded("attention_scores", "test_causal_mask", causal) is not None
 
 
 @pytest.mark.parametrize("assignment, test", [(a, t) for a, tests in EDGE_TESTS.items() for t in tests])
