@@ -232,3 +232,21 @@ def test_the_check_above_would_see_the_old_hint():
     source = ALREADY_USES["xlogy_without_minus"][1]
     assert told_to_use("p * p.log() is nan where p = 0; use torch.special.xlogy(p, p).", source)
     assert not told_to_use("Mistake: the minus sign is missing. Evidence: use of torch.special.xlogy", source)
+
+
+def test_a_value_symptom_never_says_no_entry_differs_when_the_check_failed():
+    """When the verdict's rule is not the per-entry bound (a row-wise rule, a bound from the inputs), the
+    symptom gives the largest difference, never "0 of N entries differ" nor "batch items ... are right"
+    beside a failure (found by a fresh cheat round: "0 of 72 entries differ; the largest difference is 0.186")."""
+    import torch
+
+    from autograder.diagnosis.symptoms import where_wrong
+
+    expected = torch.full((2, 3, 4), 0.25)
+    yours = expected.clone()
+    yours[0, 2, 3] += 0.186
+    loose = where_wrong(yours, expected, rtol=1.0, atol=1.0)
+    assert loose.startswith("The largest difference is 0.186 at [0, 2, 3]") and "0 of" not in loose
+    assert "are right" not in loose and "is right" not in loose
+    tight = where_wrong(yours, expected, rtol=1e-5, atol=1e-6)
+    assert tight.startswith("1 of 24 entries differ") and "Batch item 1 is right." in tight
