@@ -37,3 +37,13 @@ def grade(submissions: Path, out: Path, workers: int = 2, **options) -> dict[str
 
 def scores_by_test(result: StudentResult) -> dict[str, float]:
     return {t.test_id.split("::", 1)[1]: t.score for t in result.tests}
+
+
+def loaded_file(server, text: str, assignment: str):
+    """A student's .py for `assignment`, loaded in a child of `server` as grading loads it (its
+    `if __name__ == "__main__"` block, the public checks, does not run)."""
+    from autograder.grading.student import StudentFile
+    from autograder.grading.submissions import SourceFile
+
+    text = text.replace('if __name__ == "__main__"', "if False")
+    return StudentFile(server, SourceFile(assignment, f"{assignment}.py", (text,)))

@@ -26,9 +26,8 @@ from autograder.grading import calls as grading_calls, integrity
 from autograder.grading.calls import Call, flipped
 from autograder.grading.probes import random_mask
 from autograder.grading.student import StudentFault, StudentFile
-from autograder.grading.submissions import SourceFile
 from autograder.sandbox import ForkServer
-from tests.classroom import solution_text
+from tests.classroom import loaded_file, solution_text
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue" / "correct"
 
@@ -90,8 +89,7 @@ def server():
 
 
 def student_file(server, text: str, assignment: str = "attention_scores") -> StudentFile:
-    return StudentFile(server, SourceFile(assignment, f"{assignment}.py", (text.replace('if __name__ == "__main__"',
-                                                                                        "if False"),)))
+    return loaded_file(server, text, assignment)
 
 
 def edit_file(hide: str) -> str:

@@ -17,9 +17,8 @@ import torch
 
 from autograder.grading.probes import random_mask
 from autograder.grading.student import StudentFault, StudentFile
-from autograder.grading.submissions import SourceFile
 from autograder.sandbox import ForkServer
-from tests.classroom import solution_text
+from tests.classroom import loaded_file, solution_text
 
 NAMES = ("multi_head_attention_forward", "scaled_dot_product_attention", "flex_attention",
          "_scaled_dot_product_flash_attention_for_cpu", "_native_multi_head_attention", "_safe_softmax",
@@ -70,8 +69,7 @@ def server():
 
 
 def student_file(server, text: str) -> StudentFile:
-    text = text.replace('if __name__ == "__main__"', "if False")
-    return StudentFile(server, SourceFile("single_head_attention", "single_head_attention.py", (text,)))
+    return loaded_file(server, text, "single_head_attention")
 
 
 def disguised_file(disguise: str) -> str:
