@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from autograder import paths
 from autograder.grading.importers import import_class
@@ -128,6 +130,11 @@ def test_gradescope_export_joins_the_metadata(tmp_path, demo, ruby_keys):
 
 def test_gradescope_groups_unlisted_folders_and_a_wrapping_folder(tmp_path):
     export = platforms.gradescope_export(tmp_path / "wrap" / "assignment_7_export", groups={"ada": ["alan"]})
+    # Gradescope exports no own submission of a group member; one pasted in by hand is kept apart, not merged.
+    shutil.copytree(paths.DEMO_CLASS_DIR / "alan", export / "submission_251099")
+    metadata = yaml.safe_load((export / "submission_metadata.yml").read_text(encoding="utf-8"))
+    metadata["submission_251099"] = {":submitters": [{":name": "Alan Turing", ":sid": "S0002"}]}
+    (export / "submission_metadata.yml").write_text(yaml.safe_dump(metadata), encoding="utf-8")
     (export / "submission_999").mkdir()
     (export / "submission_999" / f"{AS}.py").write_text(solution_text(AS), encoding="utf-8")
     found = read(tmp_path / "wrap", tmp_path)

@@ -43,7 +43,7 @@ def canvas_rows(out: Path) -> list[dict[str, str]]:
     """canvas.csv's student rows, as Canvas's importer reads them (the header, then a Points Possible row)."""
     with open(out / "canvas.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert rows[0]["Student"] == "Points Possible"
+    assert rows[0]["Student"] == "    Points Possible"  # as Canvas exports it
     return rows[1:]
 
 

@@ -153,7 +153,7 @@ def test_demo_canvas_csv_matches_the_gradebook(demo):
     header, points, students = rows[0], rows[1], rows[2:]
     assert header == STUDENT_COLUMNS + ["attention_scores code", "single_head_attention code",
                                         "quiz attention", "quiz attention_score"]
-    assert points[:5] == ["Points Possible", "", "", "", ""]
+    assert points[:5] == ["    Points Possible", "", "", "", ""]  # as Canvas exports it
     with open(out / "gradebook.csv", newline="", encoding="utf-8") as handle:
         gradebook = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert sorted(row[0] for row in students) == sorted(gradebook) == sorted(r.student_id for r in results)
@@ -187,7 +187,7 @@ def test_demo_summary_is_printed(demo):
 def test_empty_class_renders():
     report = class_report_html([])
     assert "No students were graded" in report and "<img" not in report
-    assert parse_csv(canvas_csv([])) == [STUDENT_COLUMNS, ["Points Possible", "", "", "", ""]]
+    assert parse_csv(canvas_csv([])) == [STUDENT_COLUMNS, ["    Points Possible", "", "", "", ""]]
     assert "no students" in plain_summary([])
 
 
@@ -251,7 +251,7 @@ def test_all_failing_class_renders_sensible_text():
     assert "mask after softmax" not in summary and "no failed check named a mistake" in summary
     assert "Failed for no diagnosed reason: 9 failure(s) of 3 check(s), 3 student(s)" in summary
     rows = parse_csv(canvas_csv(results))
-    assert rows[1][5:] == ["3", "1", "3"] and all(row[5:] == ["0", "0", "0"] for row in rows[2:])
+    assert rows[1][5:] == ["3.00", "1.00", "3.00"] and all(row[5:] == ["0", "0", "0"] for row in rows[2:])
 
 
 def test_grader_problems_are_kept_apart_and_weak_sandbox_is_loud():
@@ -294,7 +294,7 @@ def test_hostile_ids_round_trip_through_canvas_csv():
     results = [student(i, [check("test_shape", PASSED)]) for i in HOSTILE]
     text = canvas_csv(results).encode("utf-8").decode("utf-8")
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
-    assert rows[0]["Student"] == "Points Possible"
+    assert rows[0]["Student"] == "    Points Possible"
     assert [row["SIS Login ID"] for row in rows[1:]] == [""] * len(HOSTILE)  # a folder name is never a login
     shown = [i.replace("\n", "\\n") for i in HOSTILE]  # a line break is shown, never a second line of the file
     assert [row["Student"] for row in rows[1:]] == shown[:-1] + [""]  # else Canvas takes it for the points row
@@ -310,7 +310,7 @@ def test_canvas_header_and_points_possible_row():
     rows = parse_csv(canvas_csv(results))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                        "attention_scores code", "single_head_attention code", "quiz attention"]
-    assert rows[1] == ["Points Possible", "", "", "", "", "3", "4", "3"]
+    assert rows[1] == ["    Points Possible", "", "", "", "", "3.00", "4.00", "3.00"]  # as Canvas exports it
     assert rows[2] == ["ann", "", "", "", "", "1", "4", "1.5"]  # a folder name is a name, never a login
     assert not any(word in column for column in rows[0][5:] for word in CANVAS_RESERVED)
     with_ids = parse_csv(canvas_csv(results, canvas_ids={"quiz attention": 4521}))
@@ -380,7 +380,7 @@ def test_class_of_four_shows_no_item_statistics_and_says_why():
     report = class_report_html(hand_class(1))
     document = parse_html(report)
     note = document.find("p", class_="item-stats-hidden").text()
-    assert f"fewer than {ITEM_STATS_MIN_TAKERS} students" in note and "q (4)" in note
+    assert f"shown from {ITEM_STATS_MIN_TAKERS} takers" in note and "q: 4 of the class's 5" in note
     assert "sampling error" in note and "flag line (0.2)" in note
     headers = {th.text() for th in document.iter("th")}
     assert "difficulty" not in headers and "discrimination" not in headers and "low discrimination" not in report

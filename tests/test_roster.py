@@ -61,7 +61,7 @@ def test_canvas_csv_round_trip_with_roster():
                                                   roster=join))))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "attention_scores code (4521)",
                        "quiz attention (4530)"]
-    assert rows[1][0] == "Points Possible"
+    assert rows[1][0] == "    Points Possible"
     assert rows[2:] == [["Lovelace, Ada", "101", "S0001", "ada", "Section A", "3", "12"],
                         ["Lee, Barbara", "103", "S0003", "blee", "Section B", "3", "12"]]
     # Read back as Canvas would: every written student id is one the export knows.
@@ -177,7 +177,7 @@ def test_generated_classes_write_ids_only_under_their_own_column(case):
 
     results, identities = case
     rows = list(csv.DictReader(io.StringIO(canvas_csv(results, identities=identities), newline="")))
-    assert rows[0]["Student"] == "Points Possible"
+    assert rows[0]["Student"] == "    Points Possible"  # as Canvas exports it
     written = rows[1:]
     kept = [r for r in results if not is_test_student(getattr(identities.get(r.student_id), "name", "")
                                                       or r.student_id)]

@@ -25,7 +25,9 @@ lib/gradebook_importer.rb, and the matching exporter):
   `canvas_ids` ({header: id}) to target existing assignments. No total column: Canvas computes its own,
   and a "Total" assignment would count every point twice.
 * The "Points Possible" row right after the header carries each column's maximum; Canvas sets the
-  assignments' points from it (it recognises the row by "Points Possible" in the first cell).
+  assignments' points from it (its importer recognises the row by "Points Possible" anywhere in the first
+  cell). Written as Canvas's own export writes it (`lib/gradebook_exporter.rb`): "    Points Possible"
+  (four spaces first), the student columns empty, each maximum with two decimals ("29.00").
 * A blank cell means "no change" to Canvas. A cell is left blank when the student has no result for that
   part, or when any of its tests hit a grader problem: a 0 the grader caused must not be uploaded; a quiz
   cell also stays blank while some of its answers wait for the instructor's review (pending points), and
@@ -56,6 +58,7 @@ from .roster import RosterJoin
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 POINTS_POSSIBLE = "Points Possible"
+POINTS_POSSIBLE_CELL = "    Points Possible"  # as Canvas's exporter writes it (lib/gradebook_exporter.rb)
 
 
 def code_column(assignment: str) -> str:
@@ -138,7 +141,7 @@ def canvas_csv(results: list[StudentResult], canvas_ids: Mapping[str, int] | Non
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180 line ends, as Canvas's own export
     writer.writerow(STUDENT_COLUMNS + [safe_cell(f"{c} ({canvas_ids[c]})" if c in canvas_ids else c) for c in columns])
-    writer.writerow([POINTS_POSSIBLE, "", "", "", ""] + [number(points[c]) for c in columns])
+    writer.writerow([POINTS_POSSIBLE_CELL, "", "", "", ""] + [f"{points[c]:.2f}" for c in columns])
     for (_, row), parts in zip(rows, scores):
         name = "" if POINTS_POSSIBLE.lower() in row.student.lower() else row.student
         cells = [number(parts[c][0]) if c in parts and parts[c][2] else "" for c in columns]

@@ -15,8 +15,7 @@ from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap
 from .attention import GRADER, counts, needs_attention
-from .names import quoted
-from .provisional import late_students, mean_points, pending, review_banner_text
+from .provisional import arrival_lists, late_label, late_students, mean_points, pending, review_banner_text
 from .class_stats import (CLASS_MEAN, ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes,
                           grader_problems, item_analysis, percent, score_overview, test_stats, undiagnosed_failures,
                           weak_isolation)
@@ -83,7 +82,8 @@ def review_banner(results: list[StudentResult], out: Path | None = None) -> str:
     return f'<div class="note" id="review-banner"><p>{esc(text)}</p></div>' if text else ""
 
 
-def overview_section(results: list[StudentResult], late: list[str] = ()) -> str:
+def overview_section(results: list[StudentResult], late: list[str] = (), arrivals=()) -> str:
+    """`arrivals`: provisional.arrival_lists (who was late, with which part; extensions; later uploads)."""
     o = score_overview(results)
     if not results:
         return "<h2>Class overview</h2><p>No students were graded: there is nothing to report.</p>"
@@ -103,9 +103,9 @@ def overview_section(results: list[StudentResult], late: list[str] = ()) -> str:
     if waiting:
         rows.insert(5, ["quiz points pending review (not in the scores above)",
                         f'<td class="num">{sum(map(pending, waiting)):g} ({len(waiting)} students)</td>'])
-    if late:
-        rows.append(["submitted late",
-                     f'<td class="num">{len(late)}: {esc(quoted(late))}</td>'])
+    for label, text in arrivals:
+        rows.append([label.split(" (")[0].lower(), f'<td class="num">{esc(label.split(" (")[1].rstrip(")"))}: '
+                                                   f'{esc(text)}</td>'])
     return '<h2 id="overview">Class overview</h2>' + table(["", "value"], rows)
 
 
@@ -229,7 +229,7 @@ def item_section(results: list[StudentResult]) -> str:
     small = {quiz_id: quiz[0].takers for quiz_id, quiz in quizzes.items() if quiz[0].takers < ITEM_STATS_MIN_TAKERS}
     parts = [head]
     if small:
-        parts.append(small_class_note(small))
+        parts.append(small_class_note(small, len(results)))
         counts = [f'<div><h3>Quiz {esc(quiz_id)}</h3>'
                   + table(["item", "max", "full marks"], [[f"<code>{esc(i.question_id)}</code>", num(i.max_score),
                                                            f'<td class="num">{i.full_marks} of {i.takers}'
@@ -247,18 +247,25 @@ def item_section(results: list[StudentResult]) -> str:
         from . import plots  # noqa: PLC0415 - shown for 30 or more takers only: a class gets charts there
 
         parts.append(image(plots.item_statistics_png(quiz), f"difficulty and discrimination of each item of {quiz_id}"))
+        waiting = (f'<td class="num" colspan="2">not shown: {ITEM_STATS_MIN_TAKERS} scored answers needed, '
+                   "{} now (the rest wait for review)</td>")
         rows = [[f"<code>{esc(i.question_id)}</code>", num(i.max_score), num(i.takers), num(i.pending),
-                 num(i.difficulty if i.shown else None, "{:.2f}"), num(i.discrimination if i.shown else None, "{:.2f}"),
+                 *((num(i.difficulty, "{:.2f}"), num(i.discrimination, "{:.2f}")) if i.shown
+                   else (waiting.format(i.scored),)),
                  '<span class="flag">low discrimination</span>' if i.flagged else ""] for i in quiz]
         parts.append(table(["item", "max", "students", "pending review", "difficulty", "discrimination", "flag"],
                            rows, f"item-stats-{quiz_id}"))
     return "".join(parts)
 
 
-def small_class_note(takers: dict[str, int]) -> str:
-    which = ", ".join(f"{esc(quiz_id)} ({n})" for quiz_id, n in takers.items())
-    return (f'<p class="item-stats-hidden"><strong>Difficulty and discrimination are hidden</strong> for quizzes '
-            f"answered by fewer than {ITEM_STATS_MIN_TAKERS} students with a readable answers file; here: {which}. "
+def small_class_note(takers: dict[str, int], class_size: int | None = None) -> str:
+    """Said where the statistics would be: the threshold, and how far each quiz is from it (a class of 30 in
+    which two handed in no answers file has 28 takers)."""
+    size = class_size if class_size is not None else max(takers.values(), default=0)
+    which = "; ".join(f"{esc(quiz_id)}: {n} of the class's {size}" for quiz_id, n in takers.items())
+    return (f'<p class="item-stats-hidden"><strong>Difficulty and discrimination are shown from '
+            f"{ITEM_STATS_MIN_TAKERS} takers</strong> (students with a readable answers file for the quiz, whatever "
+            f"the class's size); here: {which}. "
             "Below that size the sampling error of a correlation (about 1/&radic;(n&minus;1): 0.58 for 4 students, "
             f"0.33 for 10, 0.19 for 30) is larger than the gap between an item that separates no one (0) and the "
             f"flag line ({LOW_DISCRIMINATION}), so a flag would mostly report chance: a good item (true "
@@ -320,8 +327,10 @@ def class_report_html(results: list[StudentResult], skipped: list[str] = (), ide
     """`identities`: what the platform said of each student (importers.Identity): who was late. `out`: the
     output folder, named in the review banner's command."""
     results = list(results)
-    late = [sid for sid in late_students(identities) if any(r.student_id == sid for r in results)]
-    parts = [isolation_section(results) + review_banner(results, out), overview_section(results, late)]
+    graded = [r.student_id for r in results]
+    late = {sid: late_label(identities, sid) for sid in late_students(identities) if sid in graded}
+    parts = [isolation_section(results) + review_banner(results, out),
+             overview_section(results, late, arrival_lists(identities, graded))]
     if results:
         parts += [heatmap_section(results, late), mistakes_section(results), undiagnosed_section(results),
                   distribution_section(results), pass_rate_section(results), item_section(results)]

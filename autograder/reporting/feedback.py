@@ -59,10 +59,15 @@ def arrival_line(arrival: dict | None) -> str:
     """"Submitted 2026-11-20T10:00, marked late." or "" when the platform said nothing: plain text holding the
     time as the platform wrote it, so each output escapes it by its own rule (feedback: `md`)."""
     arrival = arrival or {}
+    detail = arrival.get("detail", "")
+    if detail.startswith(("When each part arrived", "Submitted:")):  # per part, or an extension: said there
+        return detail
     when = f"Submitted {arrival['submitted_at']}" if arrival.get("submitted_at") else ""
     if arrival.get("late") == "yes":
-        return f"{when}, marked late." if when else "Submitted late (as your course site marked it)."
-    return f"{when}." if when else ""
+        base = f"{when}, marked late." if when else "Submitted late (as your course site marked it)."
+    else:
+        base = f"{when}." if when else ""
+    return " ".join(filter(None, [base, detail]))
 
 
 def feedback_markdown(result: StudentResult, arrival: dict | None = None) -> str:

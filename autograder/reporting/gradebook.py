@@ -3,9 +3,12 @@ points waiting for the instructor's review: neither earned nor lost yet, so not 
 
 When the class came from a platform that knows its students (a Canvas download, a Gradescope export), the
 identity columns it filled (`name`, `email`, `sid`, `lms_user_id`) follow `student_id`, so the gradebook
-joins to a roster; a class of plain folders has none, and score, max_score and pending stay last. Then, where
-the platform says, when the work arrived: `submitted_at` (Gradescope's and nbgrader's time) and `late`
-("yes"/"no": Canvas marks late uploads, nbgrader has due dates, `--due` gives one; blank where not known)."""
+joins to a roster; a class of plain folders has none, and score, max_score and pending stay last. Then, for
+every class read from a platform's download, when the work arrived: `submitted_at` (Gradescope's and
+nbgrader's time) and `late` ("yes"/"no": Canvas marks late uploads, nbgrader has due dates, `--due` gives
+one), each blank where not known; where the platform dates each part apart (nbgrader with one assignment per
+notebook), `submitted_at:<part>` and `late:<part>` for each part, `late` saying whether any part was; and
+`arrival_note` where there is one (an extension and its due date, which of several uploads was graded)."""
 from __future__ import annotations
 
 import csv
@@ -31,6 +34,19 @@ IDENTITY_COLUMNS = ("name", "email", "sid", "lms_user_id")
 ARRIVAL_COLUMNS = ("submitted_at", "late")
 
 
+def arrival_columns(arrivals: Mapping[str, dict]) -> list[str]:
+    """Every platform download gets `submitted_at` and `late` (blank where not known); then each dated part's
+    columns, and `arrival_note` where some student has one."""
+    if not arrivals:
+        return []
+    columns = list(ARRIVAL_COLUMNS)
+    for row in arrivals.values():
+        columns += [c for c in row if c.startswith(("submitted_at:", "late:")) and c not in columns]
+    if any(row.get("arrival_note") for row in arrivals.values()):
+        columns.append("arrival_note")
+    return columns
+
+
 def gradebook_csv(results: list[StudentResult], identities: Mapping | None = None) -> str:
     """`identities`: student id -> an object whose columns() gives the IDENTITY_COLUMNS it knows."""
     columns = question_columns(results)
@@ -38,7 +54,7 @@ def gradebook_csv(results: list[StudentResult], identities: Mapping | None = Non
     extra = [c for c in IDENTITY_COLUMNS if any(row.get(c) for row in known.values())]
     arrivals = {sid: identity.arrival() for sid, identity in (identities or {}).items()
                 if hasattr(identity, "arrival")}
-    extra_arrival = [c for c in ARRIVAL_COLUMNS if any(row.get(c) for row in arrivals.values())]
+    extra_arrival = arrival_columns(arrivals)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student_id", *extra, *map(safe_cell, columns), "score", "max_score", "pending", *extra_arrival])

@@ -153,8 +153,8 @@ def legend_html() -> str:
 
 
 def heatmap_html(results: list[StudentResult], late=()) -> str:
-    """`late`: ids of students whose work the platform marked late."""
-    late = set(late)
+    """`late`: ids of students whose work the platform marked late, or {id: "late: ps1"} naming the part."""
+    late = late if isinstance(late, dict) else dict.fromkeys(late, "late")
     cols = columns(results)
     groups: list[list] = []
     for group, _ in cols:
@@ -167,7 +167,7 @@ def heatmap_html(results: list[StudentResult], late=()) -> str:
             + "".join(f'<th class="q" scope="col">{esc(q.removeprefix(QUIZ))}</th>' for _, q in cols) + "</tr>")
     body, rows = [], grid(results)
     for result, cells in rows:
-        mark = ' <span class="late">late</span>' if result.student_id in late else ""
+        mark = f' <span class="late">{esc(late[result.student_id])}</span>' if result.student_id in late else ""
         body.append(f'<tr data-student="{esc(result.student_id)}"><td class="student">{esc(result.student_id)}{mark}'
                     "</td>" + "".join(cell_html(c, result.student_id, q) for c, (_, q) in zip(cells, cols))
                     + f'<td class="num">{esc(score_text(result))} ({percent(result):.0f}%)</td></tr>')

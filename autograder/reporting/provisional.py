@@ -42,16 +42,50 @@ def arrival(identities: Mapping | None, student_id: str) -> dict[str, str]:
 
 
 def arrival_text(identities: Mapping | None, student_id: str) -> str:
-    """"late", "late (submitted 2026-11-20T10:00)", "submitted 2026-11-20T10:00" or ""."""
+    """"late", "late (submitted 2026-11-20T10:00)", "late: ps1 (submitted ...)", "submitted 2026-11-20T10:00"
+    or ""."""
     found = arrival(identities, student_id)
     when = f"submitted {found['submitted_at']}" if found["submitted_at"] else ""
     if found["late"] == "yes":
-        return f"late ({when})" if when else "late"
+        late = late_label(identities, student_id)
+        return f"{late} ({when})" if when else late
     return when
 
 
 def late_students(identities: Mapping | None) -> list[str]:
     return sorted(sid for sid, who in (identities or {}).items() if getattr(who, "late", None))
+
+
+def late_label(identities: Mapping | None, student_id: str) -> str:
+    """"late", or "late: ps1" where the platform dates each part and only some were late."""
+    who = (identities or {}).get(student_id)
+    parts = who.late_parts() if hasattr(who, "late_parts") else []
+    return f"late: {', '.join(parts)}" if parts and len(parts) < len(who.parts) else "late"
+
+
+def arrival_lists(identities: Mapping | None, students: list[str] | None = None) -> list[tuple[str, str]]:
+    """What the teacher reads about arrivals, as (label, text) with every name quoted: who was late (and which
+    part, where parts are dated apart), who had an extension (and until when), whose resubmission was graded
+    (which upload). `students`: only these (the graded ones)."""
+    from .names import quoted
+
+    who = {sid: w for sid, w in (identities or {}).items() if students is None or sid in students}
+    late = [sid for sid in late_students(who)]
+    marked = ", ".join(quoted([sid]) + (f" ({label.removeprefix('late: ')})" if (label := late_label(who, sid))
+                                         != "late" else "") for sid in late)
+    extended = {sid: "; ".join(p.text() for p in w.parts if p.extension) for sid, w in sorted(who.items())
+                if any(p.extension for p in getattr(w, "parts", ()))}
+    uploads = {sid: "; ".join(w.notes) for sid, w in sorted(who.items()) if getattr(w, "notes", ())}
+    lists = []
+    if late:
+        lists.append((f"Submitted late ({len(late)})", marked))
+    if extended:
+        lists.append((f"With an extension ({len(extended)})",
+                      ", ".join(f"{quoted([sid])} ({text})" for sid, text in extended.items())))
+    if uploads:
+        lists.append((f"Graded a later upload ({len(uploads)})",
+                      ", ".join(f"{quoted([sid])} ({text})" for sid, text in uploads.items())))
+    return lists
 
 
 def review_banner_text(results: list[StudentResult], out: Path | None = None) -> str:

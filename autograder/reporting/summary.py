@@ -11,7 +11,7 @@ from ..results import StudentResult
 from .attention import Attention, counts, needs_attention
 from .escape import one_line
 from .names import quoted
-from .provisional import (arrival_text, late_students, mean_points, pending, review_banner_text,
+from .provisional import (arrival_lists, arrival_text, mean_points, pending, review_banner_text,
                           score_text)
 from ..sandbox.isolation import notice
 from .class_stats import (CLASS_MEAN, diagnosed_mistakes, hardest_tests, score_overview, test_stats,
@@ -147,9 +147,8 @@ def full_table(results: list[StudentResult], skipped: list[str], identities: Map
         shown = f"  {arrivals[result.student_id]:<{max(arrived, 7)}}" if arrived else ""
         lines.append(f"{names[result.student_id]:<{width}}  {scores[result.student_id]:>{score_width}}{shown}  "
                      f"{len(items) or ''}".rstrip())
-    late = late_students(identities)
-    if late:
-        lines += ["", f"Submitted late ({len(late)}): {quoted(late)}"]
+    for label, text in arrival_lists(identities):
+        lines += ["", f"{label}: {one_line(text)}"]
     if banner:
         lines += ["", banner]
     lines += ["", "Needs your attention (every student, every reason):"]

@@ -15,6 +15,28 @@ from dataclasses import dataclass, field
 from ..submissions import Submission
 
 
+YES_NO = {True: "yes", False: "no"}
+
+
+@dataclass(frozen=True)
+class PartArrival:
+    """When one part of a student's work arrived, where the platform dates each part apart (nbgrader with one
+    assignment per notebook): the platform's name for the part, its time, and whether it was late."""
+    part: str
+    submitted_at: str = ""
+    late: bool | None = None
+    due: str = ""            # the due date that applied (the extended one where there is an extension)
+    extension: str = ""      # the extension the platform records ("1 day"), "" where there is none
+
+    def text(self) -> str:
+        """"ps1: submitted 2026-11-30 10:06 UTC, late (due 2026-11-30 10:00 UTC)"."""
+        when = f"submitted {self.submitted_at}" if self.submitted_at else "no submission time"
+        granted = f"with an extension of {self.extension}, " if self.extension else ""
+        verdict = {True: "late", False: "on time"}.get(self.late, "")
+        due = f" (due {granted}{self.due})" if self.due else (f" ({granted.rstrip(', ')})" if granted else "")
+        return f"{self.part}: {when}" + (f", {verdict}" if verdict else "") + due
+
+
 @dataclass(frozen=True)
 class Identity:
     """What a platform says about one student; empty where it says nothing."""
@@ -24,13 +46,34 @@ class Identity:
     lms_user_id: str = ""    # Canvas's user id: the `ID` column of its gradebook export
     late: bool | None = None  # what the platform says (Canvas marks late uploads); None: it does not say
     submitted_at: str = ""   # when the graded work was handed in, as the platform wrote it (ISO 8601)
+    parts: tuple[PartArrival, ...] = ()  # per part, where the platform dates parts apart (late: any part late)
+    notes: tuple[str, ...] = ()          # what else the platform says of the arrival (which upload was graded)
 
     def columns(self) -> dict[str, str]:
         return {"name": self.name, "email": self.email, "sid": self.sid, "lms_user_id": self.lms_user_id}
 
     def arrival(self) -> dict[str, str]:
-        """The `submitted_at` and `late` cells: "yes"/"no" where the platform says, "" where it does not."""
-        return {"submitted_at": self.submitted_at, "late": {True: "yes", False: "no"}.get(self.late, "")}
+        """The `submitted_at` and `late` cells: "yes"/"no" where the platform says, "" where it does not; with
+        several dated parts, `submitted_at:<part>` and `late:<part>` for each; `arrival_note`: extensions and
+        which upload was graded."""
+        found = {"submitted_at": self.submitted_at, "late": YES_NO.get(self.late, "")}
+        if len(self.parts) > 1:
+            for part in self.parts:
+                found[f"submitted_at:{part.part}"] = part.submitted_at
+                found[f"late:{part.part}"] = YES_NO.get(part.late, "")
+        extended = [f"{p.part}: extension of {p.extension} (due {p.due})" if len(self.parts) > 1
+                    else f"extension of {p.extension} (due {p.due})" for p in self.parts if p.extension]
+        found["arrival_note"] = "; ".join([*extended, *self.notes])
+        dated = len(self.parts) > 1 or any(p.extension for p in self.parts)
+        found["detail"] = " ".join(filter(None, [
+            ("When each part arrived: " if len(self.parts) > 1 else "Submitted: ")
+            + "; ".join(p.text() for p in self.parts) + "." if dated else "",
+            "; ".join(self.notes) + "." if self.notes else ""]))
+        return found
+
+    def late_parts(self) -> list[str]:
+        """The parts handed in late, where the platform dates parts apart ([] otherwise)."""
+        return [p.part for p in self.parts if p.late] if len(self.parts) > 1 else []
 
 
 @dataclass
@@ -44,4 +87,4 @@ class ClassImport:
 
 from .detect import import_class  # noqa: E402  (the package's entry point)
 
-__all__ = ["ClassImport", "Identity", "import_class"]
+__all__ = ["ClassImport", "Identity", "PartArrival", "import_class"]

@@ -5,7 +5,8 @@ submission has `_late` right after it; a file uploaded again under the same name
 its extension (`attention_scores-1.py`). A student may upload a zip, which Canvas does not unpack.
 
 Per student and file name (suffix removed) the latest upload is kept: the highest suffix, then the highest
-attachment id (Canvas numbers attachments in upload order). The student id is `<name>`, or `<name>_<user
+attachment id (Canvas numbers attachments in upload order); which one, of how many, is kept as a note on the
+student's arrival (feedback, gradebook, summary). The student id is `<name>`, or `<name>_<user
 id>` when two Canvas users share a name; the user id is kept as the student's LMS user id, which is the `ID`
 column of Canvas's gradebook export (the `--roster` join uses it).
 """
@@ -95,6 +96,9 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
         for upload in sorted(mine, key=lambda u: (u.version, u.attachment)):
             latest[upload.file] = upload
         resubmitted += len(latest) < len(mine)
+        uploads = {file: sum(u.file == file for u in mine) for file in latest}
+        graded = tuple(f"{file} uploaded {count} times: the latest ({latest[file].path.name.split('_', 3)[3]}) was graded"
+                       for file, count in uploads.items() if count > 1)
         is_late = any(u.late for u in latest.values())
         late += is_late
         target = stage / "canvas" / result_stem(student_id)
@@ -104,7 +108,8 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
                 _place(upload.path, target / file)
             return read_student(student_id, target, stage, assignments, stubs)
         submissions.append(walled(student_id, assignments, read))
-        identities[student_id] = Identity(lms_user_id=user, late=is_late)  # <name> is the student id already
+        identities[student_id] = Identity(lms_user_id=user, late=is_late,  # <name> is the student id already
+                                          notes=graded)
     students = len(submissions)
     summary = (f"Canvas download: {len(uploads)} files from {students} students; latest resubmission kept for "
                f"{resubmitted}" + (f"; {late} submitted late" if late else ""))

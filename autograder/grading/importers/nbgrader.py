@@ -17,7 +17,7 @@ from ..submissions import visible
 from ...results import safe_text
 from . import ClassImport, Identity
 from .folders import import_folders
-from .nbgrader_db import lateness, read_gradebook
+from .nbgrader_db import lateness, part_arrivals, read_gradebook
 
 SUBMITTED = "submitted"
 COURSE_PARTS = {"source", "release", "autograded", "feedback", "gradebook.db", "nbgrader_config.py", "exchange",
@@ -42,19 +42,23 @@ def import_nbgrader(folder: Path, stage: Path, assignments: list[str], stubs: di
         summary += "; names, e-mails and LMS user ids read from gradebook.db"
     elif gradebook.trouble:
         summary += f"; gradebook.db not read ({gradebook.trouble})"
-    identities, late, unknown = {}, 0, 0
+    identities, late, unknown, extended = {}, 0, 0, 0
     for submission in found.submissions:
         stamps = timestamps(folder / SUBMITTED / submission.student_id)
         when = max(stamps.values(), default="")
-        is_late = lateness(gradebook, submission.student_id, stamps)
+        parts = part_arrivals(gradebook, submission.student_id, stamps)
+        is_late = lateness(parts)
         late += bool(is_late)
         unknown += is_late is None
+        extended += any(p.extension for p in parts)
         who = gradebook.students.get(submission.student_id, Identity())
         if when or who != Identity():
-            identities[submission.student_id] = Identity(who.name, who.email, "", who.lms_user_id, is_late, when)
+            identities[submission.student_id] = Identity(who.name, who.email, "", who.lms_user_id, is_late, when,
+                                                         parts)
     if gradebook.due:
-        summary += f"; due dates from gradebook.db: {late} submitted late" + (
-            f", {unknown} not known (an extension, or a folder with no due date)" if unknown else "")
+        summary += (f"; due dates from gradebook.db: {late} submitted late"
+                    + (f" ({extended} with an extension, counted from its end)" if extended else "")
+                    + (f", {unknown} not known (a folder with no due date or time)" if unknown else ""))
     return ClassImport("nbgrader course", found.submissions, summary, identities, found.skipped)
 
 
