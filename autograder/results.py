@@ -126,6 +126,7 @@ class QuizItem:
     suggested_score: float | None = None  # the keyword rubric's suggestion; never awarded by itself
     suggestion: str = ""                  # why the rubric suggests it, and why no rule could decide
     meaning: str | None = None            # canonical reading: same meaning, same group
+    suggestion_certain: bool = False      # the suggested score follows from a rule: the review may take it at once
 
 
 @dataclass(frozen=True)

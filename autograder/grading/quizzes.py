@@ -198,7 +198,8 @@ def _suggestion(item) -> dict:
     """What grading suggests for a pending answer (a score and why), shown on the review page; never awarded."""
     if item.suggested_score is None:
         return {}
-    return {"suggested": float(item.suggested_score), "why": item.suggestion or ""}
+    return {"suggested": float(item.suggested_score), "why": item.suggestion or "",
+            **({"certain": True} if getattr(item, "suggestion_certain", False) else {})}
 
 
 def convert(graded, folder: Path, also: tuple[Path, ...] = ()) -> QuizResult:
@@ -208,7 +209,7 @@ def convert(graded, folder: Path, also: tuple[Path, ...] = ()) -> QuizResult:
         return " ".join(text.split("\n"))
 
     items = tuple(QuizItem(i.question_id, float(i.score), float(i.max_score), feedback_for(i), i.pending,
-                           i.suggested_score, i.suggestion, i.meaning)
+                           i.suggested_score, i.suggestion, i.meaning, i.suggestion_certain)
                   for i in graded.items)
     return QuizResult(graded.quiz_id, float(graded.score), float(graded.max_score), items,
                       shown(graded.problem) if graded.problem else None, float(graded.pending))

@@ -61,7 +61,7 @@ def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> 
         right = choice.value == q.answer
         return judged_by_person(q, given, context, f"{given.strip()!r} gives the letter or text of ({choice.value}) with other words, and {why}",
                                  Suggestion(q.points if right else 0.0, f"the option is {'right' if right else 'wrong'};"
-                                            f" {why}", None))
+                                            f" {why}", None, certain=not right))  # a wrong option: 0, whatever its reason
     if choice.value == q.answer:
         return Outcome(q.points, "Correct.")
     return wrong_answer(q, given, context, f"Incorrect: you chose ({choice.value}) {q.option(choice.value).text}.",
@@ -73,7 +73,8 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
     if verdict.unclear:
         suggested = None if verdict.value is None else Suggestion(
             q.points if verdict.value == q.answer else 0.0,
-            f"the verdict is {'right' if verdict.value == q.answer else 'wrong'}; read the reason", None)
+            f"the verdict is {'right' if verdict.value == q.answer else 'wrong'}; read the reason", None,
+            certain=verdict.value != q.answer)
         return judged_by_person(q, given, context, verdict.unclear, suggested)
     why = verdict_doubt(q, verdict.value, verdict.reason) if verdict.reason else ""
     if why and q.reasons == "choice":  # the verdict alone decides; the teacher sees the reason
@@ -84,7 +85,7 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
         right = verdict.value == q.answer
         return judged_by_person(q, given, context, f"{given.strip()!r} gives a reason beside its verdict, and {why}",
                                  Suggestion(q.points if right else 0.0, f"the verdict is {'right' if right else 'wrong'};"
-                                            f" {why}", None))
+                                            f" {why}", None, certain=not right))
     return Outcome(q.points, "Correct.") if verdict.value == q.answer else Outcome(0.0, "Incorrect.")
 
 
@@ -113,7 +114,7 @@ def _grade_text(q: Question, given: Any, context: GradingContext) -> Outcome:
     listed = matching_text(q, given, meaning.terms if meaning is not None and not meaning.unknown else None)
     if listed is not None:
         return wrong_answer(q, given, context, "Incorrect.", listed)
-    suggestion = suggest(q, given, why_not_pinned(meaning))
+    suggestion = suggest(q, given)
     return judged_by_person(q, given, context, "This answer is read by a person", suggestion)
 
 
@@ -198,6 +199,7 @@ def _item(q: Question, given: AnswerValue, score: float, feedback: str, pending:
         correct_answer=q.correct_answer_text(), explanation=q.explanation, feedback=feedback, pending=pending,
         review_text=review_text(given) if pending else None,
         suggested_score=hint.score, suggestion=hint.why, meaning=hint.meaning, noted=noted,
+        suggestion_certain=hint.certain and hint.score is not None,
     )
 
 

@@ -202,6 +202,7 @@ class ItemResult:
     #                                          pending answers with the same meaning say the same thing
     noted: str = ""                          # for the teacher only: scored by its choice (`reasons: choice`),
     #                                          beside a reason that may contradict the key, and why
+    suggestion_certain: bool = False         # the suggested score follows from a rule (suggest.Suggestion.certain)
 
     @property
     def is_correct(self) -> bool:
@@ -258,6 +259,7 @@ class QuizResult:
                     "suggestion": i.suggestion,
                     "meaning": i.meaning,
                     "noted": i.noted,
+                    "suggestion_certain": i.suggestion_certain,
                 }
                 for i in self.items
             ],

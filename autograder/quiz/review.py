@@ -30,7 +30,9 @@ HEADER = """\
 # Then run the grading again with the same OUT folder: each decision applies to every answer in its group,
 # now and in every later run. A group left without a score stays pending (not 0) in the gradebook.
 # To grade one answer differently from its group, move its line into a new group of its own.
-# `suggested` is what the keyword rubric would give (or what grading read), and `why`; it is only a hint.
+# `suggested` (rare) is a score that follows from a rule, such as 0 for a wrong option whatever its reason: the
+# review page takes it with `a` or Enter. `hint` is what the keyword rubric counted or what grading read, and
+# `why` what it read and matched: never a score to take without reading the answers.
 # `noted` (quizzes with `reasons: choice`): answers scored by their option or verdict alone, whose reason may
 # contradict the key. They need no decision; they are listed so you can see them.
 """
@@ -170,16 +172,17 @@ def anchored(question, entries: dict[str, dict], meaning: dict[str, str | None])
     return keys
 
 
-def suggestion(question, entry: dict) -> tuple[float | None, str]:
-    """The suggested score of a group and why: what grading attached to the answer (when it did), else the
-    keyword rubric's count. Read defensively: a queue written by another version may carry neither."""
+def suggestion(question, entry: dict) -> tuple[float | None, str, bool]:
+    """A group's hint: the score grading attached to the answer (when it did), else the keyword rubric's count,
+    why, and whether the score follows from a rule (`certain`: the only kind the review page takes with one
+    key). Read defensively: a queue written by another version may carry none of them."""
     score, why = entry.get("suggested"), entry.get("why")
     if isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= question.points:
-        return float(score), why if isinstance(why, str) else ""
+        return float(score), why if isinstance(why, str) else "", entry.get("certain") is True
     rubric = rubric_suggestion(question, entry.get("answer", ""))
     if rubric is None:
-        return None, ""
-    return rubric, _rubric_why(question, entry.get("answer", ""))
+        return None, "", False
+    return rubric, _rubric_why(question, entry.get("answer", "")), False
 
 
 def _rubric_why(question, answer: str) -> str:
@@ -244,15 +247,17 @@ def build_review(queue: dict, quizzes: dict[str, Quiz], existing: Any,
             readings = bool(question.terms) and question.maths is None and question.code is None
             for members in cluster(list(new), weight, meaning, readings):
                 students = sorted({s for t in members for s in new[t].get("students", [])})
-                suggested, why = suggestion(question, new[members[0]])
-                others = sorted({s for s, _ in (suggestion(question, new[t]) for t in members[1:])
-                                 if s is not None and s != suggested})
+                hints = [suggestion(question, new[t]) for t in members]
+                suggested, why, _ = hints[0]
+                others = sorted({s for s, _, _ in hints[1:] if s is not None and s != suggested})
                 if others:  # grouping never settles a score: the teacher sees that the hints disagree
                     why = (why + "; " if why else "") + "other answers of this group are suggested " + \
                         ", ".join(f"{s:g}" for s in others)
+                # one key takes a score only where a rule gives it to every answer of the group
+                certain = all(c and s == suggested for s, _, c in hints)
                 group = {"score": None, "feedback": ""}
                 if suggested is not None:
-                    group["suggested"] = suggested
+                    group["suggested" if certain else "hint"] = suggested
                     if why:
                         group["why"] = why
                 group.update({"students": students, "answers": [new[t]["answer"] for t in members]})

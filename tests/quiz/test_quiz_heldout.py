@@ -92,3 +92,18 @@ def _table(graded) -> str:
     lines.append(f"free text: {len(free)} answers, graded by the kit {len(judged)}, agreeing "
                  f"{sum(r['result'].score == r['score'] for r in judged)}, pending {len(free) - len(judged)}")
     return "\n".join(lines)
+
+
+def test_the_accept_key_never_scores_a_correct_answer_below_its_label(graded, real_quizzes):
+    """The review page's `a`/Enter takes a group's score only where a rule gives it (a wrong option or verdict
+    scores 0 whatever its reason); a keyword count or a formula's reading is shown as a hint and taken by no
+    key, since correct paraphrases miss keywords (tests/quiz/accept_key.py)."""
+    from tests.quiz.accept_key import accepted_below_label
+
+    assert accepted_below_label(graded, real_quizzes) == []
+
+
+def test_a_hint_never_says_a_word_is_both_mentioned_and_outside_the_key_terms(graded, real_quizzes):
+    from tests.quiz.accept_key import contradictions
+
+    assert contradictions(graded, real_quizzes) == []

@@ -92,3 +92,11 @@ def test_near_identical_answers_share_a_group_and_opposites_do_not():
     assert not any({"set the score to -inf before softmax", "set the score to -inf after softmax"} <= set(g)
                    for g in groups)
 
+
+
+def test_the_accept_key_never_scores_a_correct_answer_below_its_label(graded, real_quizzes):
+    """As on every held-out set (test_quiz_heldout.py): a hint is taken by no key."""
+    from tests.quiz.accept_key import accepted_below_label, contradictions
+
+    assert accepted_below_label(graded, real_quizzes) == []
+    assert contradictions(graded, real_quizzes) == []

@@ -143,7 +143,8 @@ def test_a_group_whose_hints_disagree_says_so_and_the_largest_comes_first(real_q
     assert (to_decide, answers) == (2, 3)
     assert [len(g["students"]) for g in groups] == [4, 4]
     joined = next(g for g in groups if len(g["answers"]) == 2)
-    assert joined["suggested"] == 1.0 and "other answers of this group are suggested 2" in joined["why"]
+    assert joined["hint"] == 1.0 and "other answers of this group are suggested 2" in joined["why"]
+    assert "suggested" not in joined  # a rubric's count is a hint: no key takes it
     assert all(g["score"] is None for g in groups)  # grouping never scores
 
 

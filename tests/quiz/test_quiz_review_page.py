@@ -152,10 +152,10 @@ def keys_for(score: float, points: float, suggested: float | None) -> list[str]:
 
 CURRENT = """() => { const g = document.querySelector('.group.current');
   const meta = document.querySelector('#question .meta').textContent.split(' · ');
-  const s = g.querySelector('.suggested');
+  const s = g.querySelector('.suggested'), h = g.querySelector('.hint');
   return {question: meta[1], points: parseFloat(meta[2]), index: Number(g.dataset.index),
           answers: [...g.querySelectorAll('ol > li')].map((li) => li.firstChild.textContent),
-          suggested: s ? parseFloat(s.textContent.replace('suggested: ', '')) : null,
+          suggested: s ? parseFloat(s.textContent.replace('suggested: ', '')) : null, hint: h ? h.textContent : '',
           who: g.querySelector('.who') ? g.querySelector('.who').textContent : ''}; }"""
 
 
@@ -235,7 +235,8 @@ def test_a_teacher_clears_a_class_review_with_the_keyboard(tmp_path):
                     break
                 group = page.evaluate(CURRENT)
                 seen_hostile = seen_hostile or hostile in group["answers"]
-                assert group["question"] not in computed or group["suggested"] is not None, group
+                # formulas and code: what was read and computed is shown, as a hint or (a rule's) suggestion
+                assert group["question"] not in computed or group["suggested"] is not None or group["hint"], group
                 scores = [labels[group["question"], review_text(a)] for a in group["answers"]]
                 odd = next((i for i, s in enumerate(scores) if s != scores[0]), None)
                 if odd is not None:  # the teacher scores these differently: split one off
@@ -310,13 +311,16 @@ def test_the_suggestion_and_its_reason_are_read_defensively():
 
     question = next(q for quiz in load_class_quizzes() for q in quiz.questions if q.rubric)
     given = {"answer": "anything", "suggested": 1.5 if question.points >= 1.5 else question.points, "why": "close"}
-    assert suggestion(question, given) == (given["suggested"], "close")
+    assert suggestion(question, given) == (given["suggested"], "close", False)  # a hint: no rule gives it
+    assert suggestion(question, {**given, "certain": True}) == (given["suggested"], "close", True)
     rubric = suggestion(question, {"answer": "anything"})
     for broken in (True, question.points + 1, -1, "2", None):  # never trusted: the rubric's count instead
         assert suggestion(question, {**given, "suggested": broken}) == rubric
     assert rubric[0] is not None and "hint" in rubric[1]
     assert _suggestion(SimpleNamespace(suggested_score=1.0, suggestion="near an accepted answer")) == \
         {"suggested": 1.0, "why": "near an accepted answer"}
+    assert _suggestion(SimpleNamespace(suggested_score=0.0, suggestion="a wrong option", suggestion_certain=True)) == \
+        {"suggested": 0.0, "why": "a wrong option", "certain": True}
     assert _suggestion(SimpleNamespace(suggested_score=None, suggestion="")) == {}  # nothing suggested, nothing added
 
 

@@ -57,8 +57,11 @@ function render() {
     const size = g.students.length;
     const answers = g.answers.map((a) => `<li>${esc(a.text)}${showWho && a.students.length ?
       ` <span class="who">(${a.students.map(esc).join(", ")})</span>` : ""}</li>`).join("");
-    const suggestion = g.suggested === null || g.suggested === undefined ? "" :
-      `<p class="suggested">suggested: ${fmt(g.suggested)}${g.why ? ` (${esc(g.why)})` : ""}</p>`;
+    const hinted = g.hint !== null && g.hint !== undefined;
+    const suggestion = g.suggested !== null && g.suggested !== undefined ?
+      `<p class="suggested">suggested: ${fmt(g.suggested)}${g.why ? ` (${esc(g.why)})` : ""} · a or Enter takes it</p>` :
+      hinted || g.why ? `<p class="hint">read and matched${hinted ? ` (counts ${fmt(g.hint)})` : ""}: ${esc(g.why)}` +
+      ` · a hint, not a score: give yours with a digit</p>` : "";
     return `<div class="group${i === current ? " current" : ""}${g.score !== null ? " decided" : ""}"
       data-index="${g.index}" data-score="${g.score === null ? "" : g.score}">
       <span class="score">${g.score === null ? "" : `${fmt(g.score)} / ${fmt(q.points)}`}</span>

@@ -68,7 +68,7 @@ class ReviewStore:
         answers = [{"text": a, "students": self._students(quiz_id, question_id, a, members)}
                    for a in group.get("answers") or []]
         return {"index": index, "score": group.get("score"), "feedback": group.get("feedback") or "",
-                "suggested": group.get("suggested"), "why": group.get("why") or "",
+                "suggested": group.get("suggested"), "hint": group.get("hint"), "why": group.get("why") or "",
                 "students": members, "answers": answers}
 
     def _students(self, quiz_id, question_id, answer, members) -> list[str]:
@@ -100,7 +100,7 @@ class ReviewStore:
         staying = {s for a in answers for s in self._students(quiz_id, question_id, a, members)}
         group["students"] = sorted(staying) if staying else [s for s in members if s not in leaving]
         new = {"score": None, "feedback": "", "students": sorted(leaving), "answers": [moved]}
-        for key in ("suggested", "why"):
+        for key in ("suggested", "hint", "why"):
             if key in group:
                 new[key] = group[key]
         block["groups"].insert(index + 1, new)
