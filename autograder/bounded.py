@@ -9,7 +9,7 @@ student's file can cost that student a row's reason, never the class its gradebo
 - text: lone surrogates (never text, and not encodable in UTF-8), NUL and other control characters apart
   from tab, newline and carriage return are "not text" (`not_text` names the first one);
 - sizes are stated by each reader (answer files, notebooks, zips).
-The limits are stated in README.md (Submissions).
+The limits are stated in docs/submissions.md.
 """
 from __future__ import annotations
 

@@ -102,7 +102,7 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     if not imported.submissions:
         shutil.rmtree(out / STATE / IMPORT, ignore_errors=True)
         refuse(f"{submissions} holds no student submission to grade (read as {imported.layout}); "
-               "see the README's Submissions section for the layouts that are read.")
+               "docs/submissions.md lists the layouts that are read.")
     if export is not None:  # before grading: a roster that cannot match this class is refused, not half used
         gap = missing_columns(export_columns(roster_text), [s.student_id for s in imported.submissions],
                               imported.identities)

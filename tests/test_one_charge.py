@@ -1,4 +1,4 @@
-"""One mistake, one charge (README): a single mistake costs points in the question of the function that makes it,
+"""One mistake, one charge (docs/grading.md): a single mistake costs points in the question of the function that makes it,
 and nowhere else.
 
 `saturation` has nothing to implement: it runs the experiment on the student's own functions and judges the

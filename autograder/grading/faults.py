@@ -24,7 +24,7 @@ class NotAttempted(StudentFault):
 
 class ExplainedElsewhere(StudentFault):
     """A failure that a mistake in other questions' functions explains (`questions`, of the same assignment): one
-    mistake, one charge (README). The plugin charges this check only when none of those questions lost points for
+    mistake, one charge (docs/grading.md). The plugin charges this check only when none of those questions lost points for
     the student; otherwise it is scored as passed, its message saying where the mistake is charged."""
 
     def __init__(self, message: str, questions: tuple[str, ...]) -> None:

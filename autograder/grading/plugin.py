@@ -279,7 +279,7 @@ class GradingPlugin:
 
 
 def one_charge(tests: list[TestResult], explained_by: list[tuple[str, ...] | None]) -> tuple[TestResult, ...]:
-    """One mistake, one charge (README): a failed check whose failure a mistake in other questions explains
+    """One mistake, one charge (docs/grading.md): a failed check whose failure a mistake in other questions explains
     (`explained_by[i]`: those questions) is not charged when one of them already lost points for that mistake;
     it is then scored as passed, and its message says where the mistake is charged. When none of them lost
     points, the check is the only place that sees the mistake, and it stays failed."""

@@ -7,7 +7,7 @@ Measured per set: agreement with the teacher on every answer the kit grades itse
 no wrong answer at full credit, and per question the share of answers left to review and how many distinct
 answers (and distinct readings) a reviewer would see. `pytest tests/quiz/test_quiz_heldout.py -s` prints
 the table. A set someone has tuned rules on is no longer held out: its figure is then only a regression
-check (every shipped held-out set has been, after its blind figure was taken: README's table keeps those).
+check (every shipped held-out set has been, after its blind figure was taken: docs/quizzes.md's table keeps those).
 """
 from __future__ import annotations
 
