@@ -55,7 +55,7 @@ def canvas(tmp_path_factory):
                                          resubmitted={"s004": {f"{AS}.py": stub_text(AS)}})
     (download / f"studenttest_999999_208499999_{AS}.py").write_text(stub_text(AS), encoding="utf-8")
     out = root / "out"
-    return out, grade(download, out), people
+    return out, grade(download, out), people, len(list(download.iterdir()))
 
 
 def canvas_id(people: dict, folder: str) -> str:
@@ -66,8 +66,9 @@ def canvas_id(people: dict, folder: str) -> str:
 
 
 def test_canvas_class_of_30_goes_back_as_canvas_exports_it(canvas):
-    out, said, people = canvas
-    assert f"from {SIZE + 1} students" in said
+    out, said, people, files = canvas
+    assert (f"Canvas download: {files} files from {SIZE + 1} students; latest resubmission kept for 1; "
+            "2 submitted late") in said
     with open(out / "canvas.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     header, points, students = rows[0], rows[1], rows[2:]
@@ -84,7 +85,7 @@ def test_canvas_class_of_30_goes_back_as_canvas_exports_it(canvas):
 
 
 def test_canvas_says_who_was_late_and_which_upload_was_graded(canvas):
-    out, said, people = canvas
+    out, said, people, _ = canvas
     book = csv_rows(out / "gradebook.csv")
     late = {row["student_id"] for row in book if row["late"] == "yes"}
     assert late == {canvas_id(people, "s003"), canvas_id(people, "s010")}
@@ -101,7 +102,7 @@ def test_canvas_says_who_was_late_and_which_upload_was_graded(canvas):
 
 
 def test_canvas_near_miss_name_and_item_statistics_threshold_are_said(canvas):
-    out, _, people = canvas
+    out, _, people, _ = canvas
     renamed = canvas_id(people, "s002")
     feedback = read(out, f"feedback/{renamed}.md")
     assert "Attention\\_Scores (1).py was graded as attention\\_scores.py" in feedback

@@ -320,8 +320,9 @@ def test_a_canvas_download_of_the_demo_grades_like_the_demo(tmp_path):
         assert rows[sid]["lms_user_id"] == str(user)
     ada, grace, alan = rows["lovelaceada"], rows["hoppergrace"], rows["turingalan"]
     assert ada["score"] == ada["max_score"] and alan["score"] == "0"
-    code = [c for c in ada if c not in ("student_id", "lms_user_id", "score", "max_score", "pending")
-            and not c.startswith("quiz:")]
+    assert ada["arrival_note"] == f"{AS}.py uploaded 2 times: the latest ({AS}-1.py) was graded"
+    code = [c for c in ada if c not in ("student_id", "lms_user_id", "score", "max_score", "pending", "submitted_at",
+                                        "late", "arrival_note") and not c.startswith("quiz:")]
     assert code and all(grace[c] == ada[c] for c in code)
     assert not (out / ".state" / ".import").exists()  # staged copies of students' files are removed
 

@@ -96,9 +96,9 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
         for upload in sorted(mine, key=lambda u: (u.version, u.attachment)):
             latest[upload.file] = upload
         resubmitted += len(latest) < len(mine)
-        uploads = {file: sum(u.file == file for u in mine) for file in latest}
+        times = {file: sum(u.file == file for u in mine) for file in latest}
         graded = tuple(f"{file} uploaded {count} times: the latest ({latest[file].path.name.split('_', 3)[3]}) was graded"
-                       for file, count in uploads.items() if count > 1)
+                       for file, count in times.items() if count > 1)
         is_late = any(u.late for u in latest.values())
         late += is_late
         target = stage / "canvas" / result_stem(student_id)
