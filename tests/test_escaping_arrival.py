@@ -6,7 +6,7 @@ import json
 
 from hypothesis import given, strategies as st
 
-from autograder.grading.importers import Identity
+from autograder.grading.importers import Identity, PartArrival
 from autograder.reporting import class_report
 from autograder.reporting.escape import one_line
 from autograder.reporting.feedback import feedback_markdown
@@ -30,7 +30,12 @@ __all__ = ["monkeypatch_charts"]  # the fixture, shared
 def test_arrival_and_late_lists_are_shown_as_text(monkeypatch_charts, made, texts):
     ada, hostile, _ = made
     name, email, when = texts
-    identities = {hostile.student_id: Identity(name=name, email=email, late=True, submitted_at=when),
+    # where the platform dates parts apart, a part's name is a folder's, and a resubmitted file's name is the
+    # student's: both are shown in the feedback, the lists, the gradebook's columns and notes
+    parts = (PartArrival(name, when, True, "2026-11-30 10:05 UTC", email), PartArrival("ps2", when, False))
+    notes = (f"{email} uploaded 2 times: the latest ({name}) was graded",)
+    identities = {hostile.student_id: Identity(name=name, email=email, late=True, submitted_at=when, parts=parts,
+                                               notes=notes),
                   "ada": Identity(name="Ada Lovelace", email="ada@example.org", late=False,
                                   submitted_at="2026-11-20T10:00:00-08:00")}
     came = arrival(identities, hostile.student_id)

@@ -57,7 +57,8 @@ def gradebook_csv(results: list[StudentResult], identities: Mapping | None = Non
     extra_arrival = arrival_columns(arrivals)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student_id", *extra, *map(safe_cell, columns), "score", "max_score", "pending", *extra_arrival])
+    writer.writerow(["student_id", *extra, *map(safe_cell, columns), "score", "max_score", "pending",
+                     *map(safe_cell, extra_arrival)])  # a part's name is a folder's: text, never a formula
     for result in results:
         per_question = result.question_scores()
         who = known.get(result.student_id, {})
