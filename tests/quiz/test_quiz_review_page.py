@@ -246,6 +246,10 @@ def test_a_teacher_clears_a_class_review_with_the_keyboard(tmp_path):
                     wait_saved(press(str(odd + 1)))
                     continue
                 read.append(len(group["answers"]))
+                if group["hint"] and group["suggested"] is None:
+                    # a hint is taken by no key: were `a` to score this group, the keys below would land on the
+                    # next group, and the grading at the end would find its answers at the wrong scores
+                    page.keyboard.press("a")
                 keys = keys_for(scores[0], group["points"], group["suggested"])
                 decided.append((group["question"], len(group["answers"]), len(keys)))
                 for key in keys[:-1]:
