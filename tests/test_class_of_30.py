@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder import paths
+from autograder.reporting.escape import file_stems
 from tests import platforms
 from tests.classroom import stub_text
 
@@ -117,19 +118,22 @@ def test_canvas_near_miss_name_and_item_statistics_threshold_are_said(canvas):
 
 @pytest.fixture(scope="module")
 def gradescope(tmp_path_factory):
-    """30 students, one group of three (ada with alan and barbara lee), no due date given."""
+    """30 students, one group of three (ada with alan and barbara lee), graded with no due date; then the same
+    OUT graded again (a resume: nobody is graded twice) with a due date, as a teacher adds one."""
     root = tmp_path_factory.mktemp("gradescope30")
     folder, people = platforms.class_of(root / "class", SIZE)
     export = platforms.gradescope_export(root / "export", folder, groups={"ada": ["alan", "barbara lee"]},
                                          people=people)
     out = root / "out"
-    return out, grade(export, out), people
+    said = grade(export, out)
+    undated = csv_rows(out / "gradebook.csv")
+    dated = grade(export, out, "--due", "2026-11-24T23:59-08:00")  # times are 2026-11-2n (n = index mod 9)
+    return out, said, people, undated, dated
 
 
 def test_gradescope_class_of_30_with_a_group_of_three(gradescope):
-    out, said, people = gradescope
+    out, said, people, book, _ = gradescope
     assert f"Gradescope export: {SIZE - 2} submissions, {SIZE} students" in said
-    book = csv_rows(out / "gradebook.csv")
     assert len(book) == SIZE
     group = [row for row in book if row["sid"] in ("S0001", "S0002", "S0003")]
     assert len(group) == 3 and len({row["score"] for row in group}) == 1  # one submission, three rows
@@ -138,8 +142,27 @@ def test_gradescope_class_of_30_with_a_group_of_three(gradescope):
     assert all(row["submitted_at"] for row in book)
     rows = csv_rows(out / "canvas.csv")[1:]
     assert sorted(row["SIS User ID"] for row in rows) == sorted(p[2] for p in people.values())
+    assert {(row["ID"], row["SIS Login ID"]) for row in rows} == {("", "")}  # names stay out of the login
     king = [row for row in rows if row["SIS User ID"] == "S1012"]
     assert king[0]["Student"] == "Martin Luther King, Jr."  # a name with a comma stays one cell
+    with open(out / "moodle.csv", newline="", encoding="utf-8") as handle:  # the e-mails Moodle matches on
+        moodle = list(csv.DictReader(handle))
+    assert {row["email"] for row in moodle} == {p[3] for p in people.values()}
+    assert all(cell != "" for row in moodle for cell in row.values())  # an empty cell would clear a grade
+
+
+def test_gradescope_due_date_given_later_marks_who_was_late(gradescope):
+    out, _, people, _, said = gradescope
+    assert "resuming" in said  # the re-run graded nobody again
+    late = {row["student_id"]: row for row in csv_rows(out / "gradebook.csv") if row["late"] == "yes"}
+    on_time = [row for row in csv_rows(out / "gradebook.csv") if row["late"] == "no"]
+    assert late and on_time and len(late) + len(on_time) == SIZE
+    assert all(row["submitted_at"][:10] > "2026-11-24" for row in late.values())
+    assert f"--due 2026-11-25T07:59:00+00:00: {len(late)} of {SIZE} submitted after it" in said
+    stems = file_stems(row["student_id"] for row in csv_rows(out / "gradebook.csv"))  # "Ana O'Brien": a slug
+    for one in late:
+        assert f"Submitted {late[one]['submitted_at']}, marked late." in read(out, f"feedback/{stems[one]}.md")
+    assert f"Submitted late ({len(late)}): " in read(out, "summary.txt")
 
 
 # ---------------------------------------------------------------------------------------------- nbgrader
@@ -192,9 +215,16 @@ def test_nbgrader_extension_is_named(nbgrader):
 
 
 def test_nbgrader_per_assignment_keeps_quizzes_and_near_miss_names(nbgrader):
-    out, said, _ = nbgrader
-    assert "no answer file quiz_attention" not in read(out, "feedback/ada.md")
+    out, said, people = nbgrader
+    assert "no answer file" not in read(out, "feedback/ada.md") and "Not graded" not in read(out, "feedback/ada.md")
     book = csv_rows(out / "gradebook.csv")
-    assert float(row_of(book, "ada")["quiz:attention"]) > 0 and float(row_of(book, "ada")["quiz:attention_score"]) > 0
+    ada = row_of(book, "ada")  # the demo's full marks, quizzes read beside each notebook
+    assert ada["score"] == ada["max_score"] and ada["quiz:attention"] == "20"
+    assert ada["submitted_at"].startswith("2026-11-30 10:00")
+    assert "names, e-mails and LMS user ids read from gradebook.db" in said
+    rows = {row["ID"]: row for row in csv_rows(out / "canvas.csv")[1:]}  # gradebook.db knew the Canvas user ids
+    assert set(rows) == {str(p[1]) for p in people.values()}
+    assert (rows["340934"]["Student"], rows["340934"]["SIS Login ID"]) == ("Ada Lovelace", "")
+    assert (out / "moodle.csv").is_file()  # gradebook.db gave the e-mails
     assert float(row_of(book, "s002")["dot_scores"]) > 0  # Attention_Scores (1).py, kept in ps1 and graded
     assert "Attention\\_Scores (1).py was graded as attention\\_scores.py" in read(out, "feedback/s002.md")

@@ -1,8 +1,9 @@
-"""The way back to the platforms, read as a teacher reads it: a class downloaded from Canvas, exported from
-Gradescope (with a group) and collected by nbgrader (one folder per notebook) is graded through the command
-line, and what it writes is read back: canvas.csv against Canvas's import (rows matched by ID, then SIS User
-ID, then SIS Login ID, then the exact name), the gradebook, summary.txt, report.html, the feedback and the
-results JSON, for who was late and which points still wait for review."""
+"""The way back to the platforms, read as a teacher reads it: a class downloaded from Canvas is graded through
+the command line (a Gradescope export with a group and an nbgrader course with one folder per notebook are, as
+classes of 30, in tests/test_class_of_30.py), and what it writes is read back: canvas.csv against Canvas's
+import (rows matched by ID, then SIS User ID, then SIS Login ID, then the exact name), the gradebook,
+summary.txt, report.html, the feedback and the results JSON, for who was late and which points still wait for
+review."""
 from __future__ import annotations
 
 import csv
@@ -149,40 +150,8 @@ def test_a_roster_join_quotes_names_and_skips_the_test_student(canvas):
     assert "attention_scores code (4521)" in rows[0]
 
 
-def test_a_gradescope_export_with_a_group_gives_sids_times_and_lateness_by_due(tmp_path):
-    export = platforms.gradescope_export(tmp_path / "export", small_class(tmp_path / "class", ("ada",)),
-                                         groups={"ada": ["alan"]})
-    out = tmp_path / "out"
-    said = grade(export, out, "--due", "2026-11-19T23:59-08:00")  # the export has times, not lateness
-    assert "--due 2026-11-20T07:59:00+00:00: 2 of 2 submitted after it" in said
-    rows = {row["Student"]: row for row in canvas_rows(out)}
-    assert {name: (row["ID"], row["SIS User ID"], row["SIS Login ID"]) for name, row in rows.items()} == {
-        "Ada Lovelace": ("", "S0001", ""), "Alan Turing": ("", "S0002", "")}  # names stay out of the login
-    book = gradebook(out)
-    assert {row["submitted_at"] for row in book.values()} == {"2026-11-20T10:00:00.000000-08:00"}
-    assert {row["late"] for row in book.values()} == {"yes"}
-    assert 'Submitted late (2): "Ada Lovelace", "Alan Turing"' in read(out, "summary.txt")
-    assert "Submitted 2026-11-20T10:00:00.000000-08:00, marked late." in read(out, "feedback/Alan Turing.md")
-    with open(out / "moodle.csv", newline="", encoding="utf-8") as handle:  # the e-mails Moodle matches on
-        moodle = list(csv.DictReader(handle))
-    assert {row["email"] for row in moodle} == {"ada@uni.example", "aturing@uni.example"}
-    assert all(cell != "" for row in moodle for cell in row.values())  # an empty cell would clear a grade
-
-
-def test_nbgrader_one_folder_per_notebook_reads_the_quizzes_beside_them(tmp_path):
-    course = platforms.nbgrader_course(tmp_path / "course", small_class(tmp_path / "class", ("ada",)),
-                                       per_assignment={AS: "ps1", SHA: "ps2"}, database=True)
-    out = tmp_path / "out"
-    said = grade(course, out)
-    assert "no answer file" not in said and "no answer file" not in read(out, "summary.txt")
-    assert "names, e-mails and LMS user ids read from gradebook.db" in said
-    [row] = canvas_rows(out)  # nbgrader's gradebook knew the Canvas user id
-    assert (row["Student"], row["ID"], row["SIS Login ID"]) == ("Ada Lovelace", "340934", "")
-    ada = gradebook(out)["ada"]
-    assert ada["score"] == ada["max_score"] and ada["quiz:attention"] == "20"
-    assert ada["submitted_at"].startswith("2026-11-30 10:00")
-    assert "Not graded" not in read(out, "feedback/ada.md")
-    assert (out / "moodle.csv").is_file()  # gradebook.db gave the e-mail
+# A Gradescope export with a group, and nbgrader with one assignment per notebook, are graded as classes of 30
+# in tests/test_class_of_30.py (SIDs, times, lateness by --due, moodle.csv, quizzes beside each notebook).
 
 
 def test_a_roster_without_the_column_matching_needs_is_refused(tmp_path):
