@@ -10,9 +10,19 @@ from autograder.quiz import review_text
 from autograder.quiz.review import build_review
 
 
+_BUILT: dict[int, tuple[list, dict]] = {}
+
+
 def review_of(rows: list[dict], quizzes: dict) -> dict:
     """The review document `attnkit review` would write for these graded rows ({question, answer, score,
-    result}), each answer one student's."""
+    result}), each answer one student's; built once per fixture's rows."""
+    if id(rows) in _BUILT and _BUILT[id(rows)][0] is rows:
+        return _BUILT[id(rows)][1]
+    _BUILT[id(rows)] = (rows, _build(rows, quizzes))
+    return _BUILT[id(rows)][1]
+
+
+def _build(rows: list[dict], quizzes: dict) -> dict:
     quiz_of = {q.id: quiz_id for quiz_id, quiz in quizzes.items() for q in quiz.questions}
     queue: dict = {}
     for index, row in enumerate(rows):
