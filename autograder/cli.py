@@ -247,12 +247,13 @@ def summarize(results, out: Path, warnings: list[str], skipped: list[str], joine
         console.print(f"... and {len(shown) - 10} more warning(s) above", style="bold red")
     # test names hold [brackets]: no markup
     show(closing_summary(results, skipped, str(out / "summary.txt")), end="")
-    from .reporting.names import quoted
-    from .reporting.provisional import late_students
+    from .reporting.provisional import arrival_lists
 
-    late = late_students(identities)
-    if late:
-        show(f"submitted late ({len(late)}): {quoted(late, limit=10)}")
+    for label, text in arrival_lists(identities, limit=10):  # extensions, later uploads: in summary.txt
+        if label.startswith("Submitted late"):
+            show(f"{label[:1].lower() + label[1:]}: {text}")
+        else:
+            show(f"{label[:1].lower() + label[1:]}: each named in summary.txt")
     from .reporting.moodle import moodle_csv
 
     for line in canvas_notes(results, joined, identities) + moodle_csv(results, identities)[1]:

@@ -97,6 +97,7 @@ def test_canvas_says_who_was_late_and_which_upload_was_graded(canvas):
     assert f"{graded}." in read(out, f"feedback/{again}.md").replace("\\_", "_")
     summary = read(out, "summary.txt")
     assert f'Graded a later upload (1): "{again}" ({graded})' in summary
+    assert "graded a later upload (1): each named in summary.txt" in said
     assert "graded a later upload" in read(out, "report.html")
     # the resubmission is what was graded: the older upload is the blank handout, the latest is linus's work
     assert float(row_of(book, again)["score"]) > 0
@@ -208,9 +209,10 @@ def test_nbgrader_extension_is_named(nbgrader):
     row = row_of(csv_rows(out / "gradebook.csv"), "s020")
     assert (row["late:ps1"], row["late"]) == ("no", "no")  # 10:06 is before the extended due date
     assert row["arrival_note"] == "ps1: extension of 1 day (due 2026-12-01 10:05 UTC)"
-    assert "with an extension, counted from its end" in said
-    assert ("ps1: submitted 2026-11-30 10:06:00.000000 UTC, on time (due with an extension of 1 day, "
-            "2026-12-01 10:05 UTC)") in read(out, "feedback/s020.md")
+    assert "1 with an extension, judged against the extended due date" in said
+    assert "with an extension (1): each named in summary.txt" in said
+    assert ("ps1: submitted 2026-11-30 10:06:00.000000 UTC, on time (due 2026-12-01 10:05 UTC with an extension "
+            "of 1 day)") in read(out, "feedback/s020.md")
     assert 'With an extension (1): "s020" (ps1: submitted' in read(out, "summary.txt")
 
 

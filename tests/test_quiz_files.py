@@ -192,20 +192,25 @@ def test_a_students_zip_beside_the_folders(tmp_path, quizzes):
     assert_every_quiz_read(found, quizzes, "ada")
 
 
-def test_nbgrader_due_dates_say_who_was_late_and_extensions_are_not_guessed(tmp_path):
+def test_nbgrader_due_dates_say_who_was_late_and_extensions_count_as_nbgrader_counts_them(tmp_path):
     source = tmp_path / "class"
     for person in ("ada", "alan", "barbara lee"):  # timestamps 10:00, 10:01, 10:02 on 2026-11-30 (UTC)
         shutil.copytree(paths.DEMO_CLASS_DIR / person, source / person)
     ids = {AS: "ps1", SHA: "ps2"}
     course = platforms.nbgrader_course(tmp_path / "course", source, per_assignment=ids, database=True,
                                        due={"ps1": "2026-11-30 10:00:30.000000", "ps2": "2026-12-01 00:00:00"},
-                                       extensions={("barbara lee", "ps1")})
+                                       extensions={("barbara lee", "ps1"): 2})
     found = import_class(course, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
+    # barbara lee's ps1 came at 10:02, after ps1's due date but within her two hours' extension: on time
     assert {sid: who.late for sid, who in found.identities.items()} == {"ada": False, "alan": True,
-                                                                        "barbara lee": None}
-    assert found.summary.endswith("due dates from gradebook.db: 1 submitted late, 1 not known (an extension, "
-                                  "or a folder with no due date)")
-    assert found.identities["alan"].arrival() == {"submitted_at": "2026-11-30 10:01:00.000000 UTC", "late": "yes"}
+                                                                        "barbara lee": False}
+    assert found.summary.endswith("due dates from gradebook.db: 1 submitted late; 1 with an extension, judged "
+                                  "against the extended due date")
+    alan = found.identities["alan"].arrival()
+    assert (alan["submitted_at"], alan["late"], alan["late:ps1"], alan["late:ps2"]) == (
+        "2026-11-30 10:01:00.000000 UTC", "yes", "yes", "no")
+    assert found.identities["barbara lee"].arrival()["arrival_note"] == (
+        "ps1: extension of 2 hours (due 2026-11-30 12:00 UTC)")
 
 
 def test_quiz_files_uploaded_beside_a_zip_of_the_code(tmp_path, quizzes):

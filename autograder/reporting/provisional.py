@@ -63,16 +63,19 @@ def late_label(identities: Mapping | None, student_id: str) -> str:
     return f"late: {', '.join(parts)}" if parts and len(parts) < len(who.parts) else "late"
 
 
-def arrival_lists(identities: Mapping | None, students: list[str] | None = None) -> list[tuple[str, str]]:
+def arrival_lists(identities: Mapping | None, students: list[str] | None = None,
+                  limit: int | None = None) -> list[tuple[str, str]]:
     """What the teacher reads about arrivals, as (label, text) with every name quoted: who was late (and which
     part, where parts are dated apart), who had an extension (and until when), whose resubmission was graded
-    (which upload). `students`: only these (the graded ones)."""
+    (which upload). `students`: only these (the graded ones); `limit`: past so many names, "and N more"."""
     from .names import quoted
 
     who = {sid: w for sid, w in (identities or {}).items() if students is None or sid in students}
     late = [sid for sid in late_students(who)]
+    shown = late if limit is None else late[:limit]
     marked = ", ".join(quoted([sid]) + (f" ({label.removeprefix('late: ')})" if (label := late_label(who, sid))
-                                         != "late" else "") for sid in late)
+                                         != "late" else "") for sid in shown)
+    marked += f" and {len(late) - len(shown)} more" if len(shown) < len(late) else ""
     extended = {sid: "; ".join(p.text() for p in w.parts if p.extension) for sid, w in sorted(who.items())
                 if any(p.extension for p in getattr(w, "parts", ()))}
     uploads = {sid: "; ".join(w.notes) for sid, w in sorted(who.items()) if getattr(w, "notes", ())}

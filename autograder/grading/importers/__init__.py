@@ -29,12 +29,13 @@ class PartArrival:
     extension: str = ""      # the extension the platform records ("1 day"), "" where there is none
 
     def text(self) -> str:
-        """"ps1: submitted 2026-11-30 10:06 UTC, late (due 2026-11-30 10:00 UTC)"."""
+        """"ps1: submitted 2026-11-30 10:06 UTC, late (due 2026-11-30 10:00 UTC)", "..., on time (due
+        2026-12-01 10:05 UTC with an extension of 1 day)"."""
         when = f"submitted {self.submitted_at}" if self.submitted_at else "no submission time"
-        granted = f"with an extension of {self.extension}, " if self.extension else ""
+        granted = f"with an extension of {self.extension}" if self.extension else ""
         verdict = {True: "late", False: "on time"}.get(self.late, "")
-        due = f" (due {granted}{self.due})" if self.due else (f" ({granted.rstrip(', ')})" if granted else "")
-        return f"{self.part}: {when}" + (f", {verdict}" if verdict else "") + due
+        due = " (" + " ".join(filter(None, [f"due {self.due}" if self.due else "", granted])) + ")"
+        return f"{self.part}: {when}" + (f", {verdict}" if verdict else "") + (due if due != " ()" else "")
 
 
 @dataclass(frozen=True)

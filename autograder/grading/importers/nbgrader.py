@@ -57,7 +57,7 @@ def import_nbgrader(folder: Path, stage: Path, assignments: list[str], stubs: di
                                                          parts)
     if gradebook.due:
         summary += (f"; due dates from gradebook.db: {late} submitted late"
-                    + (f" ({extended} with an extension, counted from its end)" if extended else "")
+                    + (f"; {extended} with an extension, judged against the extended due date" if extended else "")
                     + (f", {unknown} not known (a folder with no due date or time)" if unknown else ""))
     return ClassImport("nbgrader course", found.submissions, summary, identities, found.skipped)
 
