@@ -142,11 +142,14 @@ def test_the_gradebook_carries_what_the_platform_knows():
                   "student001": Identity(lms_user_id="=cmd|calc")}
     rows = list(csv.reader(io.StringIO(gradebook_csv(results, identities))))
     assert rows[0][:5] == ["student_id", "name", "email", "sid", "lms_user_id"]
-    assert rows[0][-3:] == ["score", "max_score", "pending"]
+    # a platform's class always has the arrival columns, blank where the platform did not say
+    assert rows[0][-5:] == ["score", "max_score", "pending", "submitted_at", "late"]
+    assert all(row[-2:] == ["", ""] for row in rows[1:])
     assert rows[1][:5] == ["student000", "Ada Lovelace", "ada@uni.example", "S1", "101"]
     assert rows[2][4] == "'=cmd|calc" and rows[3][1:5] == ["", "", "", ""]
     plain = list(csv.reader(io.StringIO(gradebook_csv(results))))
     assert plain[0][:2] == ["student_id", "q1"]  # no identity known: the columns of a folder class
+    assert plain[0][-3:] == ["score", "max_score", "pending"]  # and no arrival columns: nothing can be known
     entries, _ = read_canvas_export("Student,ID,SIS User ID,SIS Login ID,Section\n"
                                     '"Lovelace, Ada",101,S9,alovelace,A\n"Other, Person",102,S1,other,A\n')
     joined = join_roster(["student000", "student002"], entries, identities)
