@@ -583,3 +583,19 @@ def test_an_assignment_not_handed_in_is_one_line_of_feedback_not_one_per_check()
     assert shown.count("attention_scores.py or attention_scores.ipynb") == 1  # said once, in the problems
     assert "attention_scores was not handed in (see above), so its checks score 0 of 4 points." in shown
     assert "test_layer works" in shown and "test_a works" not in shown
+
+
+def test_an_item_short_of_30_scored_answers_says_the_threshold_where_its_statistics_would_be():
+    """A class of 32 takers in which 4 answers to q-02 wait for review: q-02 has 28 scored answers, so its
+    difficulty and discrimination are not shown, and the cell says why and how many it has."""
+    def waiting(scores: list[float]) -> QuizResult:
+        graded = quiz(scores)
+        items = tuple(replace(i, score=0.0, pending=True) if i.question_id == "q-02" else i for i in graded.items)
+        return replace(graded, items=items, score=graded.score - scores[1], pending=1.0)
+    results = hand_class(8)[:-1]
+    results[:4] = [student(r.student_id, quizzes=[waiting(HAND_QUIZ[k])]) for k, r in enumerate(results[:4])]
+    document = parse_html(class_report_html(results))
+    rows = {row[0]: row for row in table_rows(document, "item-stats-q") if row and row[0].startswith("q-")}
+    assert rows["q-02"][2:5] == ["32", "4", f"not shown: {ITEM_STATS_MIN_TAKERS} scored answers needed, 28 now "
+                                             "(the rest wait for review)"]
+    assert rows["q-01"][4] != "" and "not shown" not in " ".join(rows["q-01"])  # 32 scored: shown
