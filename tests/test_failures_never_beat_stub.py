@@ -65,8 +65,11 @@ def question_scores(result, assignment: str) -> dict[str, float]:
 
 
 def test_no_failure_earns_more_than_the_stub(tmp_path, monkeypatch):
-    # a short probe time-out (1 s of CPU, far above any finished call) keeps the hanging versions cheap
-    monkeypatch.setenv("ATTNKIT_SANDBOX_LIMITS", json.dumps({"call_seconds": 1}))
+    # Short probe time-outs keep the hanging versions cheap: each probe of theirs costs its whole limit, one
+    # call's or, for the calls a hidden test sends in one round trip, a sequence's (the call's plus a share per
+    # call: 77 calls took 8.7 s of the 1 s call). Both count CPU time, and the reference solution gets full
+    # marks with limits of 0.02 s and 0.001 s per call, so these leave every finished call far inside them.
+    monkeypatch.setenv("ATTNKIT_SANDBOX_LIMITS", json.dumps({"call_seconds": 0.25, "sequence_call_seconds": 0.01}))
     plan = students()
     files = {}
     for student, (assignment, name, variant) in plan.items():
