@@ -24,6 +24,9 @@ FAILURES = {
 }
 
 
+TIMED_OUT = "s of CPU time (an infinite loop"  # how a probe stopped by the CPU time limit is reported
+
+
 def stub_definitions(assignment: str) -> dict[str, str]:
     """Every top-level definition of the handout that still has a NotImplementedError line, by name."""
     text = stub_text(assignment)
@@ -86,4 +89,8 @@ def test_no_failure_earns_more_than_the_stub(tmp_path, monkeypatch):
             if score > stub.get(question, 0.0):
                 beaten.append(f"{name} ({variant}) earns {score} in {question}, the stub {stub.get(question, 0.0)}")
     assert not beaten, "\n".join(beaten)
+    timed_out = {student for student, result in results.items()
+                 if any(TIMED_OUT in test.output for test in result.tests)}
+    assert timed_out == {student for student, (_, _, variant) in plan.items() if variant == "hang"}, \
+        "every hanging version is stopped by the time limit, and the short limits stop no finished call"
     assert len(plan) >= 5 * 10, "every graded definition of both assignments takes part"
