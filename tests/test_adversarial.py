@@ -4,10 +4,11 @@ The settings (tests/settings.py, docs/isolation.md): bubblewrap as root and as a
 no namespaces (bubblewrap hidden: Landlock, seccomp) as root and as a normal user. One class per
 setting holds every attacker, every (deduplicated) honest twin and two ordinary honest students;
 each class is graded ONCE, in a subprocess running as the setting's user, with workers=2, and the
-settings run side by side. The time and memory limits are the real ones scaled down (LIMITS: 2 s of
-CPU per call, 6 s per load and 1 GiB, instead of 10 s, 20 s and 3 GiB), because the hanging attacks
-cost exactly their limit in every setting, and touching 3 GiB costs the memory bomb seconds of CPU
-on a busy machine; every other limit is the default. Then, per attack and setting:
+settings run side by side. The time and memory limits are the real ones scaled down (LIMITS: 1 s of
+CPU per call and 0.02 s more per call of a round trip of several, 6 s per load and 1 GiB, instead of
+10 s, 0.1 s, 20 s and 3 GiB), because the hanging attacks cost exactly their limit in every setting
+(the reference solution gets full marks with 0.02 s and 0.001 s), and touching 3 GiB costs the memory
+bomb seconds of CPU on a busy machine; every other limit is the default. Then, per attack and setting:
 
 - test_attack_is_contained: the attacker scores no more than its twin on any test, never prints
   ATTNKIT-LEAK (it reached its goal), and left the evidence that it really ran. Known gaps are
@@ -51,7 +52,7 @@ if os.environ.get("ATTNKIT_ADVERSARIAL_ONLY"):  # for working on a few attacks: 
     ATTACKS = [m for m in ATTACKS if m.__name__.rsplit(".", 1)[1] in os.environ["ATTNKIT_ADVERSARIAL_ONLY"].split(",")]
 HONEST = ("honest-1", "honest-2")
 GRADING_TIMEOUT = 3600  # seconds: a backstop far above the few minutes it takes even on a busy machine
-LIMITS = '{"call_seconds": 2, "load_seconds": 6, "memory_bytes": 1073741824}'
+LIMITS = '{"call_seconds": 1, "sequence_call_seconds": 0.02, "load_seconds": 6, "memory_bytes": 1073741824}'
 SECRET = f"attnkit-secret-{os.getpid()}-{int(time.time())}"  # only in the grading processes' environment
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 NOBODY = 65534

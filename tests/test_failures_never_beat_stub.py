@@ -24,6 +24,9 @@ FAILURES = {
 }
 
 
+TIMED_OUT = "s of CPU time (an infinite loop"  # how a probe stopped by the CPU time limit is reported
+
+
 def stub_definitions(assignment: str) -> dict[str, str]:
     """Every top-level definition of the handout that still has a NotImplementedError line, by name."""
     text = stub_text(assignment)
@@ -65,8 +68,11 @@ def question_scores(result, assignment: str) -> dict[str, float]:
 
 
 def test_no_failure_earns_more_than_the_stub(tmp_path, monkeypatch):
-    # a short probe time-out (1 s of CPU, far above any finished call) keeps the hanging versions cheap
-    monkeypatch.setenv("ATTNKIT_SANDBOX_LIMITS", json.dumps({"call_seconds": 1}))
+    # Short probe time-outs keep the hanging versions cheap: each probe of theirs costs its whole limit, one
+    # call's or, for the calls a hidden test sends in one round trip, a sequence's (the call's plus a share per
+    # call: 77 calls took 8.7 s of the 1 s call). Both count CPU time, and the reference solution gets full
+    # marks with limits of 0.02 s and 0.001 s per call, so these leave every finished call far inside them.
+    monkeypatch.setenv("ATTNKIT_SANDBOX_LIMITS", json.dumps({"call_seconds": 0.25, "sequence_call_seconds": 0.01}))
     plan = students()
     files = {}
     for student, (assignment, name, variant) in plan.items():
@@ -83,4 +89,8 @@ def test_no_failure_earns_more_than_the_stub(tmp_path, monkeypatch):
             if score > stub.get(question, 0.0):
                 beaten.append(f"{name} ({variant}) earns {score} in {question}, the stub {stub.get(question, 0.0)}")
     assert not beaten, "\n".join(beaten)
+    timed_out = {student for student, result in results.items()
+                 if any(TIMED_OUT in test.output for test in result.tests)}
+    assert timed_out == {student for student, (_, _, variant) in plan.items() if variant == "hang"}, \
+        "every hanging version is stopped by the time limit, and the short limits stop no finished call"
     assert len(plan) >= 5 * 10, "every graded definition of both assignments takes part"

@@ -159,11 +159,10 @@ def _realigned(reply: dict, calls: list[Call], sent: list[Call]) -> dict:
 
 
 def _request(student, calls: list[Call]) -> dict:
-    """One round trip. Time allowed: one call's, and a tenth of a second more per call (the sequences of the
-    largest sizes take a few seconds in code written with loops)."""
+    """One round trip. Time allowed: one call's, and `sequence_call_seconds` (a tenth of a second) more per call."""
     limits = student.server.config.limits
     return student._connect().request({"op": "sequence", "calls": [c.request() for c in calls]},
-                                       limits.call_seconds + 0.1 * len(calls))
+                                       limits.call_seconds + limits.sequence_call_seconds * len(calls))
 
 
 def modified(calls: list[Call], after: object, returned: int) -> list[str]:

@@ -13,6 +13,8 @@ class SandboxLimits:
     # Time limits count the student's CPU time (a busy machine cannot make honest code time out);
     # code that waits instead of computing is stopped after wall_factor times as long.
     call_seconds: float = 10.0          # one probe (one call into student code)
+    sequence_call_seconds: float = 0.1  # more for each call of a sequence sent in one round trip (the largest
+                                        # sizes take a few seconds in code written with loops)
     load_seconds: float = 20.0          # running a student's file top to bottom
     wall_factor: float = 3.0
     submission_seconds: float = 180.0   # wall clock for everything one student file may use
