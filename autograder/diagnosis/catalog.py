@@ -41,8 +41,8 @@ MISTAKES: dict[str, str] = {
                       "a number near 0), so forbidden keys still get weight",
     "mask-added": "the 0/1 mask is added to the scores (as for an additive float mask) instead of filling "
                   "forbidden scores with -inf",
-    "mask-not-applied": "the mask never reaches the scores (masked_fill's result is not kept, or the mask is "
-                        "not used)",
+    "mask-not-applied": "the mask has no effect: masked keys get the weight they would get with no mask "
+                        "(the softmax is taken of scores the mask never changed)",
     "mask-fill-plus-inf": "forbidden scores are filled with +inf instead of -inf, so every row with a forbidden "
                           "key is NaN after the softmax",
     "mask-small-fill": "forbidden scores are filled with a finite number (such as -10) that still leaves them "
@@ -62,7 +62,8 @@ MISTAKES: dict[str, str] = {
                        "condition with mask == 0",
     # Softmax: scores to weights
     "softmax-wrong-dim": "the softmax runs over the queries, not over the keys (dim=-1)",
-    "softmax-no-dim": "the softmax has no dim=, and for 3-D input PyTorch then picks dim 0, the batch",
+    "softmax-no-dim": "the softmax runs over dim 0, the batch (what PyTorch picks for 3-D input when softmax is "
+                      "given no dim=), not over the keys (dim=-1)",
     "log-softmax": "log_softmax gives the logarithms of the weights; the weights are softmax(scores)",
     "softmax-unstable": "the softmax is exp(s) / sum exp(s) without subtracting the row maximum, which "
                         "overflows for large scores",
