@@ -8,7 +8,8 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
-from autograder.grading.calls import Call, judge_sequence, stateful
+from autograder.grading.calls import Call, charge, judge_sequence, record, send_sequence, stateful
+from autograder.grading.callees import Callee, explained, explained_gradients
 from autograder.grading.memo import memoized
 from autograder.grading.probes import random_mask
 from autograder.grading.student import StudentFault, randn, seeded_generator, seeded_inputs as inputs
@@ -48,29 +49,39 @@ def test_file_leaves_the_kernel_watch_alone(student):
     circumvention.flag(student)
 
 
-def check_scores(student, name, scale_of, shapes, seed):
-    for B, T_q, T_k, d in shapes:
-        Q, K = inputs(seed, (B, T_q, d), (B, T_k, d))
-        reply = student.run(name, Q, K, check_inputs=True, more=[((Q, K), {})])
-        expect.same_each_time(reply.outputs, f"{name}(Q, K)")
-        expect.shape(reply.output, (B, T_q, T_k), f"{name}(Q, K) with B={B}, T_q={T_q}, T_k={T_k}",
-                     "Scores are (B, T_q, T_k): one row per query, one column per key, for every batch item.")
-        expect.within(reply.output, scores_reference(Q, K, scale_of(d)), f"{name} at B={B}, T_q={T_q}, "
-                      f"T_k={T_k}, d={d}", HINTS[name])
-        if any(reply.inputs_changed):
-            raise StudentFault(f"{name} changed Q or K in place; a score function must not modify its inputs.")
+def check_scores(student, name, scale_of, shapes, seed, callees=()):
+    """`name` twice on each shape's inputs, all in one sequence (one round trip): the two answers the same, then
+    right; every input left as it was (charged after the values). `callees` as in check_score_sequence."""
+    calls = [Call(name, tuple(inputs(seed, (B, T_q, d), (B, T_k, d)))) for B, T_q, T_k, d in shapes for _ in (0, 1)]
+    answers = send_sequence(student, calls)
+    for n, (B, T_q, T_k, d) in enumerate(shapes):
+        pair = answers.outputs[2 * n:2 * n + 2]
+        for call, output in zip(calls[2 * n:], pair):
+            record(student, call, output)
+        if len(pair) < 2:
+            break  # a call raised: charged below
+        Q, K = calls[2 * n].args
+        try:
+            expect.same_each_time(pair, f"{name}(Q, K)")
+            expect.shape(pair[0], (B, T_q, T_k), f"{name}(Q, K) with B={B}, T_q={T_q}, T_k={T_k}",
+                         "Scores are (B, T_q, T_k): one row per query, one column per key, for every batch item.")
+            expect.within(pair[0], scores_reference(Q, K, scale_of(d)), f"{name} at B={B}, T_q={T_q}, "
+                          f"T_k={T_k}, d={d}", HINTS[name])
+        except StudentFault as fault:
+            raise explained(student, calls[2 * n], fault, callees, output=pair[0]) from None
+    charge(student, answers, calls, callees)
 
 
-def check_score_sequence(student, name, scale_of, seed, count=6):
+def check_score_sequence(student, name, scale_of, seed, count=6, callees=()):
     """`name` on the fixed shapes, on sizes drawn from the documented space and on its edges (grading/space.py:
     every coincidence of B, T_q, T_k and d, each at 1 and at its largest), as one sequence of calls with the file's
     other functions in between (grading/calls.py: stateful); every answer judged, every input of every call
-    checked for changes."""
+    checked for changes. `callees`: graded functions `name` may build on, whose mistakes are theirs."""
     shapes = [*SHAPES, *space.draw_examples("sizes", count, seed), *space.edge_sizes()]
     calls = [(Call(name, (randn(B, T_q, d, seed=seed + 50 + 2 * n), randn(B, T_k, d, seed=seed + 51 + 2 * n))),
               lambda got, args, what: check_score_answer(got, args, what, name, scale_of))
              for n, (B, T_q, T_k, d) in enumerate(shapes)]
-    judge_sequence(student, stateful(calls, stirring(name)))
+    judge_sequence(student, stateful(calls, stirring(name)), callees)
 
 
 def check_score_answer(got, args, what, name, scale_of):
@@ -112,15 +123,21 @@ def test_dot_scores_edge_shapes(student):
     check_scores(student, "dot_scores", lambda d: 1.0, EDGE_SHAPES, 1)
 
 
-def check_score_gradients(student, name, scale):
+def check_score_gradients(student, name, scale, callees=()):
     Q, K, seed = inputs(30, (2, 3, 9), (2, 5, 9), (2, 3, 5))
-    reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
-    for index, what in ((0, "Q"), (1, "K")):
-        expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}")
-    expect.gradient_within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale), f"the gradient of {name} w.r.t. Q")
-    _, grad_K = tol.gradients(lambda q, k: q @ k.transpose(-2, -1) * scale, [Q, K], seed)
-    expect.gradient_within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "This check compares dE/dK "
-                  "with the reference's (dE/dscores)^T Q, scaled like the scores.")
+    reply = None
+    try:
+        reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
+        for index, what in ((0, "Q"), (1, "K")):
+            expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}")
+        expect.gradient_within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale),
+                               f"the gradient of {name} w.r.t. Q")
+        _, grad_K = tol.gradients(lambda q, k: q @ k.transpose(-2, -1) * scale, [Q, K], seed)
+        expect.gradient_within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "This check compares "
+                               "dE/dK with the reference's (dE/dscores)^T Q, scaled like the scores.")
+    except StudentFault as fault:
+        raise explained_gradients(student, Call(name, (Q, K), grad_args=(0, 1)), seed,
+                                  reply and reply.arg_grads, fault, callees) from None
 
 
 @pytest.mark.question("dot_scores")
@@ -131,12 +148,19 @@ def test_dot_scores_gradients(student):
     check_score_gradients(student, "dot_scores", 1.0)
 
 
+# scaled_dot_scores may build on the student's dot_scores: a mistake there is charged in dot_scores, once
+# (grading/callees.py); a scaling of its own is judged here.
+DOT_SCORES = Callee("dot_scores", judge=lambda got, args, what: check_score_answer(got, args, what, "dot_scores",
+                                                                                   lambda d: 1.0),
+                    then=lambda scores, args: scores / math.sqrt(args[1].shape[-1]))
+
+
 @pytest.mark.question("scaled_dot_scores")
 @pytest.mark.points(2)
 @pytest.mark.tags("wrong scale factor")
 def test_scaled_dot_scores_values(student):
     """scaled_dot_scores divides q_i . k_j by sqrt(d_k) for d_k = 6, 9 and 16"""
-    check_score_sequence(student, "scaled_dot_scores", lambda d: d ** -0.5, 4)
+    check_score_sequence(student, "scaled_dot_scores", lambda d: d ** -0.5, 4, callees=(DOT_SCORES,))
 
 
 @pytest.mark.question("scaled_dot_scores")
@@ -144,7 +168,7 @@ def test_scaled_dot_scores_values(student):
 @pytest.mark.tags("squeeze without dim", "wrong scale factor")
 def test_scaled_dot_scores_edge_shapes(student):
     """scaled_dot_scores is right for one batch item with one query, and for a square case"""
-    check_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, EDGE_SHAPES, 3)
+    check_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, EDGE_SHAPES, 3, callees=(DOT_SCORES,))
 
 
 @pytest.mark.question("scaled_dot_scores")
@@ -152,7 +176,7 @@ def test_scaled_dot_scores_edge_shapes(student):
 @pytest.mark.tags("graph cut")
 def test_scaled_dot_scores_gradients(student):
     """Gradients flow from the scaled scores back to Q and K, and equal the reference's"""
-    check_score_gradients(student, "scaled_dot_scores", 1 / 3)  # d_k = 9
+    check_score_gradients(student, "scaled_dot_scores", 1 / 3, callees=(DOT_SCORES,))  # d_k = 9
 
 
 def general_reference(Q, K, W):
@@ -380,6 +404,18 @@ def weights_reference(scores, allowed=None):
     return tol.softmax(scores, torch.zeros_like(scores, dtype=torch.float64), allowed)
 
 
+def hands_a_mask(call):
+    """Whether this call of attention_weights has a mask to hand to apply_mask."""
+    return (call.args[1] if len(call.args) > 1 else call.kwargs.get("mask")) is not None
+
+
+# attention_weights builds on the student's apply_mask (the handout says to): a mistake there is charged in
+# apply_mask, once (grading/callees.py); what attention_weights does with the masked scores is judged here.
+APPLY_MASK = Callee("apply_mask", judge=lambda got, args, what: check_masked_scores(got, args[0], allowed_by(*args),
+                                                                                    what),
+                    then=lambda masked, args: torch.softmax(masked, dim=-1), applies=hands_a_mask)
+
+
 @pytest.mark.question("attention_weights")
 @pytest.mark.points(1)
 @pytest.mark.tags("softmax over wrong dim")
@@ -410,7 +446,7 @@ def test_attention_weights_mask(student):
                     note=f"a bool mask, forbidden scores {huge:g}"), check_masked_weights) for huge in (30.0, 1000.0)]
     calls += [(Call("attention_weights", (scores, random_mask(seed, 3, 4, 6)), note=f"the {which} of two different "
                     "masks of the same shape"), check_masked_weights) for seed, which in ((17, "first"), (18, "second"))]
-    judge_sequence(student, stateful(calls, stirring("attention_weights")))
+    judge_sequence(student, stateful(calls, stirring("attention_weights")), (APPLY_MASK,))
 
 
 def check_masked_weights(got, args, what):
