@@ -61,10 +61,12 @@ def explained(student, call: Call, fault: StudentFault, callees: tuple[Callee, .
 
 def _explains(student, call: Call, callee: Callee, output, answers: Answers | None, number: int | None) -> str | None:
     args = tuple(made(a) for a in call.args)
-    sent = Call(callee.name, callee.args(args), layouts=call.layouts if callee.args(args) is args else {})
+    handed = callee.args(args)
+    sent = (Call(callee.name, args, layouts=call.layouts, grad_args=call.grad_args) if handed is args
+            else Call(callee.name, handed))  # the very inputs, laid out and requiring a gradient as the caller's
     if answers is None:  # a wrong answer
         mine = send_sequence(student, [sent])
-        answer = mine.outputs[0] if mine.outputs and not mine.faults else None
+        answer = mine.outputs[0] if len(mine.outputs) == 1 and mine.failed is None else None  # it returned
         if not (isinstance(answer, torch.Tensor) and answer.is_floating_point()):
             return None  # what a correct caller would carry on is a float tensor; anything else explains nothing
         try:
