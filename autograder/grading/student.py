@@ -128,9 +128,9 @@ class StudentFile:
         order, each checked as `run` checks its own; the first probe that fails raises, as it would have alone (the
         child stops there too). A reply's values are evidence for the diagnosis once the test judges them
         (`judging`), so that the probes after a failing one are not, as when each was a round trip of its own.
-        Time allowed: one probe's, and half of one more for each further probe."""
+        Time allowed: one probe's for each probe, as when each was sent alone."""
         child = self._connect()
-        seconds = self.server.config.limits.call_seconds * (1 + 0.5 * (len(probes) - 1))
+        seconds = self.server.config.limits.call_seconds * len(probes)
         try:
             batch = child.request({"op": "runs", "runs": probes}, seconds)
         except ChildFailure as failure:
