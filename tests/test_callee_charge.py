@@ -43,8 +43,6 @@ APPLY_MASK_WRONG = {
 }
 WEIGHTS_CALLING_APPLY_MASK = {  # correct whenever apply_mask is
     "reference": None,
-    "softmax method": ("    if mask is not None:\n        scores = apply_mask(scores, mask)\n"
-                       "    return scores.softmax(dim=-1)\n"),
     "stable by hand": ("    s = scores if mask is None else apply_mask(scores, mask)\n"
                        "    e = (s - s.amax(-1, keepdim=True)).exp()\n    return e / e.sum(-1, keepdim=True)\n"),
 }
