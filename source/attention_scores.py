@@ -155,12 +155,12 @@ def check_scores(student, name, scale_of, shapes, seed, callees=()):
         if len(pair) < 2:
             break  # a call raised: charged below
         Q, K = calls[2 * n].args
+        what = calls[2 * n].describe()  # the call as it was sent: shapes and dtypes
         try:
-            expect.same_each_time(pair, f"{name}(Q, K)")
-            expect.shape(pair[0], (B, T_q, T_k), f"{name}(Q, K) with B={B}, T_q={T_q}, T_k={T_k}",
-                         "Scores are (B, T_q, T_k): one row per query, one column per key, for every batch item.")
-            expect.within(pair[0], scores_reference(Q, K, scale_of(d)), f"{name} at B={B}, T_q={T_q}, "
-                          f"T_k={T_k}, d={d}", HINTS[name])
+            expect.same_each_time(pair, what)
+            expect.shape(pair[0], (B, T_q, T_k), what, "Scores are (B, T_q, T_k): one row per query, one column "
+                         "per key, for every batch item.")
+            expect.within(pair[0], scores_reference(Q, K, scale_of(d)), what, HINTS[name])
         except StudentFault as fault:
             raise explained(student, calls[2 * n], fault, callees, output=pair[0]) from None
     charge(student, answers, calls, callees)
