@@ -43,6 +43,12 @@ SINGLE = {  # student -> (the function's question, its wrong definition)
     "entropy-sign": ("softmax_entropy", "def softmax_entropy(weights):\n"
                                         "    return torch.special.xlogy(weights, weights).sum(-1)\n"),
     "no-scaling": ("scaled_dot_scores", "def scaled_dot_scores(Q, K):\n    return Q @ K.transpose(-2, -1)\n"),
+    # a callee's mistake, seen through the caller built on it (grading/callees.py; generated: test_callee_charge.py)
+    "small-fill-called-by-weights": ("apply_mask", "def apply_mask(scores, mask):\n"
+                                                   "    return scores.masked_fill(mask == 0, -1e4)\n"),
+    "transposed-dot-called-by-scaled": ("dot_scores", "def dot_scores(Q, K):\n    return K @ Q.transpose(-2, -1)\n\n\n"
+                                                      "def scaled_dot_scores(Q, K):\n"
+                                                      "    return dot_scores(Q, K) / math.sqrt(K.shape[-1])\n"),
     "weights-graph-cut": ("attention_weights", "def attention_weights(scores, mask=None):\n"
                                                "    if mask is not None:\n        scores = apply_mask(scores, mask)\n"
                                                "    return F.softmax(scores.detach(), dim=-1)\n"),

@@ -52,7 +52,8 @@ class LocalChild:
         self.harness = harness.Harness()
 
     def request(self, request, timeout):
-        handle = {"load": self.harness.load, "sequence": self.harness.sequence}.get(request["op"], self.harness.run)
+        handle = {"load": self.harness.load, "sequence": self.harness.sequence,
+                  "runs": self.harness.runs}.get(request["op"], self.harness.run)
         return handle(request)
 
     def close(self):

@@ -8,10 +8,11 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
-from autograder.grading.calls import Call, judge_sequence, stateful
+from autograder.grading.calls import Call, charge, judge_sequence, record, send_sequence, stateful
+from autograder.grading.callees import Callee, explained, explained_gradients
 from autograder.grading.memo import memoized
 from autograder.grading.probes import random_mask
-from autograder.grading.student import StudentFault, randn, seeded_generator, seeded_inputs as inputs
+from autograder.grading.student import StudentFault, randn, run_request, seeded_generator, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("attention_scores")
 
@@ -48,29 +49,39 @@ def test_file_leaves_the_kernel_watch_alone(student):
     circumvention.flag(student)
 
 
-def check_scores(student, name, scale_of, shapes, seed):
-    for B, T_q, T_k, d in shapes:
-        Q, K = inputs(seed, (B, T_q, d), (B, T_k, d))
-        reply = student.run(name, Q, K, check_inputs=True, more=[((Q, K), {})])
-        expect.same_each_time(reply.outputs, f"{name}(Q, K)")
-        expect.shape(reply.output, (B, T_q, T_k), f"{name}(Q, K) with B={B}, T_q={T_q}, T_k={T_k}",
-                     "Scores are (B, T_q, T_k): one row per query, one column per key, for every batch item.")
-        expect.within(reply.output, scores_reference(Q, K, scale_of(d)), f"{name} at B={B}, T_q={T_q}, "
-                      f"T_k={T_k}, d={d}", HINTS[name])
-        if any(reply.inputs_changed):
-            raise StudentFault(f"{name} changed Q or K in place; a score function must not modify its inputs.")
+def check_scores(student, name, scale_of, shapes, seed, callees=()):
+    """`name` twice on each shape's inputs, all in one sequence (one round trip): the two answers the same, then
+    right; every input left as it was (charged after the values). `callees` as in check_score_sequence."""
+    calls = [Call(name, tuple(inputs(seed, (B, T_q, d), (B, T_k, d)))) for B, T_q, T_k, d in shapes for _ in (0, 1)]
+    answers = send_sequence(student, calls)
+    for n, (B, T_q, T_k, d) in enumerate(shapes):
+        pair = answers.outputs[2 * n:2 * n + 2]
+        for call, output in zip(calls[2 * n:], pair):
+            record(student, call, output)
+        if len(pair) < 2:
+            break  # a call raised: charged below
+        Q, K = calls[2 * n].args
+        what = calls[2 * n].describe()  # the call as it was sent: shapes and dtypes
+        try:
+            expect.same_each_time(pair, what)
+            expect.shape(pair[0], (B, T_q, T_k), what, "Scores are (B, T_q, T_k): one row per query, one column "
+                         "per key, for every batch item.")
+            expect.within(pair[0], scores_reference(Q, K, scale_of(d)), what, HINTS[name])
+        except StudentFault as fault:
+            raise explained(student, calls[2 * n], fault, callees, output=pair[0]) from None
+    charge(student, answers, calls, callees)
 
 
-def check_score_sequence(student, name, scale_of, seed, count=6):
+def check_score_sequence(student, name, scale_of, seed, count=6, callees=()):
     """`name` on the fixed shapes, on sizes drawn from the documented space and on its edges (grading/space.py:
     every coincidence of B, T_q, T_k and d, each at 1 and at its largest), as one sequence of calls with the file's
     other functions in between (grading/calls.py: stateful); every answer judged, every input of every call
-    checked for changes."""
+    checked for changes. `callees`: graded functions `name` may build on, whose mistakes are theirs."""
     shapes = [*SHAPES, *space.draw_examples("sizes", count, seed), *space.edge_sizes()]
     calls = [(Call(name, (randn(B, T_q, d, seed=seed + 50 + 2 * n), randn(B, T_k, d, seed=seed + 51 + 2 * n))),
               lambda got, args, what: check_score_answer(got, args, what, name, scale_of))
              for n, (B, T_q, T_k, d) in enumerate(shapes)]
-    judge_sequence(student, stateful(calls, stirring(name)))
+    judge_sequence(student, stateful(calls, stirring(name)), callees)
 
 
 def check_score_answer(got, args, what, name, scale_of):
@@ -112,15 +123,21 @@ def test_dot_scores_edge_shapes(student):
     check_scores(student, "dot_scores", lambda d: 1.0, EDGE_SHAPES, 1)
 
 
-def check_score_gradients(student, name, scale):
+def check_score_gradients(student, name, scale, callees=()):
     Q, K, seed = inputs(30, (2, 3, 9), (2, 5, 9), (2, 3, 5))
-    reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
-    for index, what in ((0, "Q"), (1, "K")):
-        expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}")
-    expect.gradient_within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale), f"the gradient of {name} w.r.t. Q")
-    _, grad_K = tol.gradients(lambda q, k: q @ k.transpose(-2, -1) * scale, [Q, K], seed)
-    expect.gradient_within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "This check compares dE/dK "
-                  "with the reference's (dE/dscores)^T Q, scaled like the scores.")
+    reply = None
+    try:
+        reply = student.run(name, Q, K, grad_args=(0, 1), backward={"grad": seed})
+        for index, what in ((0, "Q"), (1, "K")):
+            expect.grad_present(reply.arg_grads.get(str(index)), f"{what} through {name}")
+        expect.gradient_within(reply.arg_grads["0"], tol.scaled(*tol.matmul(seed, K), scale),
+                               f"the gradient of {name} w.r.t. Q")
+        _, grad_K = tol.gradients(lambda q, k: q @ k.transpose(-2, -1) * scale, [Q, K], seed)
+        expect.gradient_within(reply.arg_grads["1"], grad_K, f"the gradient of {name} w.r.t. K", "This check compares "
+                               "dE/dK with the reference's (dE/dscores)^T Q, scaled like the scores.")
+    except StudentFault as fault:
+        raise explained_gradients(student, Call(name, (Q, K), grad_args=(0, 1)), seed,
+                                  reply and reply.arg_grads, fault, callees) from None
 
 
 @pytest.mark.question("dot_scores")
@@ -131,12 +148,19 @@ def test_dot_scores_gradients(student):
     check_score_gradients(student, "dot_scores", 1.0)
 
 
+# scaled_dot_scores may build on the student's dot_scores: a mistake there is charged in dot_scores, once
+# (grading/callees.py); a scaling of its own is judged here.
+DOT_SCORES = Callee("dot_scores", judge=lambda got, args, what: check_score_answer(got, args, what, "dot_scores",
+                                                                                   lambda d: 1.0),
+                    then=lambda scores, args: scores / math.sqrt(args[1].shape[-1]))
+
+
 @pytest.mark.question("scaled_dot_scores")
 @pytest.mark.points(2)
 @pytest.mark.tags("wrong scale factor")
 def test_scaled_dot_scores_values(student):
     """scaled_dot_scores divides q_i . k_j by sqrt(d_k) for d_k = 6, 9 and 16"""
-    check_score_sequence(student, "scaled_dot_scores", lambda d: d ** -0.5, 4)
+    check_score_sequence(student, "scaled_dot_scores", lambda d: d ** -0.5, 4, callees=(DOT_SCORES,))
 
 
 @pytest.mark.question("scaled_dot_scores")
@@ -144,7 +168,7 @@ def test_scaled_dot_scores_values(student):
 @pytest.mark.tags("squeeze without dim", "wrong scale factor")
 def test_scaled_dot_scores_edge_shapes(student):
     """scaled_dot_scores is right for one batch item with one query, and for a square case"""
-    check_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, EDGE_SHAPES, 3)
+    check_scores(student, "scaled_dot_scores", lambda d: d ** -0.5, EDGE_SHAPES, 3, callees=(DOT_SCORES,))
 
 
 @pytest.mark.question("scaled_dot_scores")
@@ -152,7 +176,7 @@ def test_scaled_dot_scores_edge_shapes(student):
 @pytest.mark.tags("graph cut")
 def test_scaled_dot_scores_gradients(student):
     """Gradients flow from the scaled scores back to Q and K, and equal the reference's"""
-    check_score_gradients(student, "scaled_dot_scores", 1 / 3)  # d_k = 9
+    check_score_gradients(student, "scaled_dot_scores", 1 / 3, callees=(DOT_SCORES,))  # d_k = 9
 
 
 def general_reference(Q, K, W):
@@ -181,16 +205,19 @@ def test_general_score_parameters(student):
 @pytest.mark.tags("W vs W transposed", "wrong transpose")
 def test_general_score_values(student):
     """GeneralScore computes q_i^T W k_j with non-square and square W, on two inputs in a row, and W = I"""
-    for B, T_q, T_k, d_q, d_k in [(3, 5, 7, 6, 4), (2, 4, 4, 5, 5), (1, 1, 3, 2, 7)]:
-        Q, K, W, Q2, K2 = inputs(6, (B, T_q, d_q), (B, T_k, d_k), (d_q, d_k), (B, T_q, d_q), (B, T_k, d_k))
-        reply = student.run("GeneralScore", Q, K, init=(d_q, d_k), params={"W.weight": W}, more=[((Q2, K2), {})])
+    cases = [((d_q, d_k), inputs(6, (B, T_q, d_q), (B, T_k, d_k), (d_q, d_k), (B, T_q, d_q), (B, T_k, d_k)))
+             for B, T_q, T_k, d_q, d_k in [(3, 5, 7, 6, 4), (2, 4, 4, 5, 5), (1, 1, 3, 2, 7)]]
+    Q, K = inputs(7, (2, 3, 4), (2, 5, 4))
+    *replies, identity = student.runs([  # every layer's probe in one round trip
+        *(run_request("GeneralScore", Q, K, init=sizes, params={"W.weight": W}, more=[((Q2, K2), {})])
+          for sizes, (Q, K, W, Q2, K2) in cases),
+        run_request("GeneralScore", Q, K, init=(4, 4), params={"W.weight": torch.eye(4)})])
+    for ((d_q, d_k), (Q1, K1, W, Q2, K2)), reply in zip(cases, replies):
         hint = ("e_ij = q_i^T W k_j with W = self.W.weight, of shape (d_q, d_k); this check uses square and "
                 "non-square W.")
-        for got, (q, k), call in zip(reply.outputs, [(Q, K), (Q2, K2)], ("first", "second")):
+        for got, (q, k), call in zip(student.judging(reply).outputs, [(Q1, K1), (Q2, K2)], ("first", "second")):
             expect.within(got, general_reference(q, k, W), f"GeneralScore({d_q}, {d_k}) scores ({call} call)", hint)
-    Q, K = inputs(7, (2, 3, 4), (2, 5, 4))
-    reply = student.run("GeneralScore", Q, K, init=(4, 4), params={"W.weight": torch.eye(4)})
-    expect.within(reply.output, scores_reference(Q, K), "GeneralScore with W = I",
+    expect.within(student.judging(identity).output, scores_reference(Q, K), "GeneralScore with W = I",
                   "With W = I the general score must equal the plain dot-product score.")
 
 
@@ -243,12 +270,17 @@ def test_additive_score_parameters(student):
 @pytest.mark.tags("missing tanh", "swapped axes", "squeeze without dim")
 def test_additive_score_values(student):
     """AdditiveScore computes v^T tanh(W_q q_i + W_k k_j) for every pair, on two inputs in a row"""
+    cases = []
     for B, T_q, T_k, d_q, d_k, d_h in [(3, 5, 7, 6, 4, 8), (1, 1, 4, 3, 3, 5), (2, 4, 4, 5, 2, 3)]:
         Q, K, Wq, Wk, v, Q2, K2 = inputs(10, (B, T_q, d_q), (B, T_k, d_k), (d_h, d_q), (d_h, d_k), (1, d_h),
                                           (B, T_q, d_q), (B, T_k, d_k))
         Wq, Wk = Wq * 0.7, Wk * 0.7  # keep tanh away from saturation so a missing tanh shows
-        reply = student.run("AdditiveScore", Q, K, init=(d_q, d_k, d_h), more=[((Q2, K2), {})],
-                            params={"W_q.weight": Wq, "W_k.weight": Wk, "v.weight": v})
+        cases.append(((B, T_q, T_k, d_q, d_k, d_h), (Q, K, Wq, Wk, v, Q2, K2)))
+    replies = student.runs([run_request("AdditiveScore", Q, K, init=(d_q, d_k, d_h), more=[((Q2, K2), {})],
+                                        params={"W_q.weight": Wq, "W_k.weight": Wk, "v.weight": v})
+                            for (_, _, _, d_q, d_k, d_h), (Q, K, Wq, Wk, v, Q2, K2) in cases])  # one round trip
+    for ((B, T_q, T_k, d_q, d_k, d_h), (Q, K, Wq, Wk, v, Q2, K2)), reply in zip(cases, replies):
+        student.judging(reply)
         hint = ("e_ij = v^T tanh(W_q q_i + W_k k_j) for every (query, key) pair: scores of shape (B, T_q, T_k), "
                 "B = 1 and T_q = 1 included.")
         for got, (q, k), call in zip(reply.outputs, [(Q, K), (Q2, K2)], ("first", "second")):
@@ -355,16 +387,18 @@ def test_apply_mask_broadcast_and_inputs(student):
     (scores,) = inputs(14, (2, 3, 5))
     first = torch.tensor([[[1, 1, 1, 0, 0]], [[1, 1, 1, 1, 0]]], dtype=torch.bool)
     second = torch.tensor([[[0, 1, 1, 1, 1]], [[1, 0, 0, 1, 1]]], dtype=torch.bool)
-    reply = student.run("apply_mask", scores, first, check_inputs=True, more=[((scores, second), {})])
+    (seed,) = inputs(15, (2, 3, 5))
+    reply, backward = student.runs([  # the values and the gradient in one round trip
+        run_request("apply_mask", scores, first, check_inputs=True, more=[((scores, second), {})]),
+        run_request("apply_mask", scores, first, grad_args=(0,), backward={"grad": seed})])
+    student.judging(reply)
     for got, mask, call in zip(reply.outputs, (first, second), ("first", "second")):
         check_masked_scores(got, scores, mask.expand(2, 3, 5), f"apply_mask with a (B, 1, T_k) mask ({call} of two "
                             "masks of the same shape)")
     if any(reply.inputs_changed):
         raise StudentFault("apply_mask modified the scores passed in; it must return a new tensor and leave its "
                            "inputs unchanged.")
-    (seed,) = inputs(15, (2, 3, 5))
-    reply = student.run("apply_mask", scores, first, grad_args=(0,), backward={"grad": seed})
-    grad = expect.shape(expect.grad_present(reply.arg_grads.get("0"), "the scores through apply_mask",
+    grad = expect.shape(expect.grad_present(student.judging(backward).arg_grads.get("0"), "the scores through apply_mask",
                                             "This check asks for the gradient of the "
                                             "masked scores with respect to the scores."), (2, 3, 5), "the gradient")
     allowed = first.expand(2, 3, 5)
@@ -378,6 +412,18 @@ def test_apply_mask_broadcast_and_inputs(student):
 @memoized
 def weights_reference(scores, allowed=None):
     return tol.softmax(scores, torch.zeros_like(scores, dtype=torch.float64), allowed)
+
+
+def hands_a_mask(call):
+    """Whether this call of attention_weights has a mask to hand to apply_mask."""
+    return (call.args[1] if len(call.args) > 1 else call.kwargs.get("mask")) is not None
+
+
+# attention_weights builds on the student's apply_mask (the handout says to): a mistake there is charged in
+# apply_mask, once (grading/callees.py); what attention_weights does with the masked scores is judged here.
+APPLY_MASK = Callee("apply_mask", judge=lambda got, args, what: check_masked_scores(got, args[0], allowed_by(*args),
+                                                                                    what),
+                    then=lambda masked, args: torch.softmax(masked, dim=-1), applies=hands_a_mask)
 
 
 @pytest.mark.question("attention_weights")
@@ -410,7 +456,7 @@ def test_attention_weights_mask(student):
                     note=f"a bool mask, forbidden scores {huge:g}"), check_masked_weights) for huge in (30.0, 1000.0)]
     calls += [(Call("attention_weights", (scores, random_mask(seed, 3, 4, 6)), note=f"the {which} of two different "
                     "masks of the same shape"), check_masked_weights) for seed, which in ((17, "first"), (18, "second"))]
-    judge_sequence(student, stateful(calls, stirring("attention_weights")))
+    judge_sequence(student, stateful(calls, stirring("attention_weights")), (APPLY_MASK,))
 
 
 def check_masked_weights(got, args, what):
@@ -550,10 +596,30 @@ class Experiment:
     def __init__(self, student, made):
         self.student, self.made = student, made
         self.off = {}  # stage -> how it differs from the reference on the experiment's inputs
+        self.ready = []  # (name, args, reply) fetched ahead in one round trip (prefetch)
+
+    def prefetch(self, name, many):
+        """`name` on each args of `many` in one round trip, for the stages that follow (`stage` takes each reply
+        for the very same args). Where one of them fails, nothing is kept: each stage then asks on its own, and
+        meets its failure as it would have."""
+        try:
+            replies = self.student.runs([run_request(name, *args) for args in many], inputs_may_change=True)
+        except StudentFault:
+            return
+        self.ready = [(name, args, reply) for args, reply in zip(many, replies)]
+
+    def _fetched(self, name, args):
+        for index, (ready_name, ready_args, reply) in enumerate(self.ready):
+            if ready_name == name and len(ready_args) == len(args) and all(
+                    a is b or (isinstance(a, dict) and a == b) for a, b in zip(ready_args, args)):  # seeds: by value
+                del self.ready[index]
+                return self.student.judging(reply)
+        return None
 
     def stage(self, name, args, reference, grad_reference=None, **run):
         try:
-            reply = self.student.run(name, *args, inputs_may_change=True, **run)
+            reply = (None if run else self._fetched(name, args)) or \
+                self.student.run(name, *args, inputs_may_change=True, **run)
             got = expect.as_tensor(reply.output, f"{name} on the experiment's inputs")
         except StudentFault as fault:
             if not fault.attempted:
@@ -590,10 +656,15 @@ class Experiment:
         ref = scores_reference(Q, K, d ** -0.5 if name == "scaled_dot_scores" else 1.0)
         return self.stage(name, saturation_inputs(d), ref)
 
-    def entropy(self, name, d):
-        scores = self.scores(name, d)
-        weights = self.stage("attention_weights", (scores,), weights_reference(scores))
-        return self.stage("softmax_entropy", (weights,), tol.entropy(weights)).double().mean().item()
+    def entropies(self, name, dims):
+        """The mean entropy of the weights of `name`'s scores at each d_k of `dims`: each stage's calls for every
+        d_k in one round trip (prefetch)."""
+        self.prefetch(name, [saturation_inputs(d) for d in dims])
+        scores = [self.scores(name, d) for d in dims]
+        self.prefetch("attention_weights", [(s,) for s in scores])
+        weights = [self.stage("attention_weights", (s,), weights_reference(s)) for s in scores]
+        self.prefetch("softmax_entropy", [(w,) for w in weights])
+        return [self.stage("softmax_entropy", (w,), tol.entropy(w)).double().mean().item() for w in weights]
 
     def not_shown(self, message):
         """The behaviour did not show: the failure of the stages that differ from the reference, if any."""
@@ -616,8 +687,8 @@ def seeded_made(spec):
 def test_entropy_falls_for_raw_scores_only(student, saturation_reference):
     """Raw-score entropy falls as d_k grows (8 -> 64 -> 256); scaled-score entropy stays put"""
     run = Experiment(student, seeded_made)
-    raw = [run.entropy("dot_scores", d) for d in SATURATION_DIMS]
-    scaled = [run.entropy("scaled_dot_scores", d) for d in SATURATION_DIMS]
+    raw = run.entropies("dot_scores", SATURATION_DIMS)
+    scaled = run.entropies("scaled_dot_scores", SATURATION_DIMS)
     story = (f"Mean entropy (nats) for d_k = 8/64/256: raw {', '.join(f'{h:.3f}' for h in raw)}; scaled "
              f"{', '.join(f'{h:.3f}' for h in scaled)} (reference raw {saturation_reference['raw']}, scaled "
              f"{saturation_reference['scaled']}).")

@@ -13,7 +13,7 @@ from autograder.grading.calls import Call, judge_sequence, stateful
 from autograder.diagnosis import structural
 from autograder.grading.memo import memoized
 from autograder.grading.probes import padding, random_mask
-from autograder.grading.student import StudentFault, randn, seeded_inputs as inputs
+from autograder.grading.student import StudentFault, randn, run_request, seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("single_head_attention")
 
@@ -59,9 +59,11 @@ def test_file_leaves_the_kernel_watch_alone(student):
 @pytest.mark.tags("returns (weights, output)")
 def test_attention_mixes_values(student):
     """attention returns (output, weights), the output being the weights' mix of the values, the same on every call"""
-    for B, T_q, T_k, d_k, d_v in SHAPES:
-        Q, K, V = inputs(1, (B, T_q, d_k), (B, T_k, d_k), (B, T_k, d_v))
-        reply = student.run("attention", Q, K, V, more=[((Q, K, V), {})])
+    cases = [(shape, inputs(1, (B, T_q, d_k), (B, T_k, d_k), (B, T_k, d_v))) for shape in SHAPES
+             for B, T_q, T_k, d_k, d_v in [shape]]
+    replies = student.runs([run_request("attention", Q, K, V, more=[((Q, K, V), {})]) for _, (Q, K, V) in cases])
+    for ((B, T_q, T_k, d_k, d_v), (Q, K, V)), reply in zip(cases, replies):
+        student.judging(reply)
         expect.same_each_time(reply.outputs, "attention")
         output, weights = pair(reply.output, "attention(Q, K, V)")
         weights = expect.shape(weights, (B, T_q, T_k), "the weights (second element)", "The result is (output, "
@@ -269,11 +271,31 @@ def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(),
     names the calls (a list: one name per call); `no_grad` makes them under torch.no_grad(), as at inference;
     `before_values(reply)` judges the reply before its values are compared; `paid_with` (held, judged by): the
     values pay for a property the reply reports (expect.paid_with_result)."""
+    return check_layers(student, [dict(params=params, d_model=d_model, d_k=d_k, calls=calls, what=what, hint=hint,
+                                       repeats=repeats, layouts=layouts, no_grad=no_grad, before_values=before_values,
+                                       paid_with=paid_with)])[0]
+
+
+def layer_probe(params, d_model, d_k, calls, layouts=None, no_grad=False, **_):
+    """The request that builds one layer and calls it on every (x_q, x_kv, mask, allowed) of `calls` in a row."""
     (x_q, x_kv, mask, allowed), *rest = calls
     first = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
     more = [(((a, b) if m is None else (a, b, m)), {}) for a, b, m, _ in rest]
-    reply = student.run("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more,
-                        layouts=layouts, no_grad=no_grad)
+    return run_request("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more, layouts=layouts,
+                       no_grad=no_grad)
+
+
+def check_layers(student, layers):
+    """check_layer for each of `layers` (dicts of its arguments), every layer's probe sent in one round trip
+    (StudentFile.runs), judged in order."""
+    replies = student.runs([layer_probe(**layer) for layer in layers])
+    for layer, reply in zip(layers, replies):
+        judge_layer(student, student.judging(reply), **layer)
+    return replies
+
+
+def judge_layer(student, reply, params, d_model, d_k, calls, what, hint="", repeats=(), layouts=None, no_grad=False,
+                before_values=None, paid_with=None):
     if before_values is not None:
         before_values(reply)
     with expect.paid_with_result(*paid_with) if paid_with else contextlib.nullcontext():
@@ -289,7 +311,6 @@ def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(),
                 if fault.attempted and attention_explains(student, params, (a, b, m, ok), got):
                     raise attention_charged(fault) from None
                 raise
-    return reply
 
 
 def attention_explains(student, params, call, got) -> bool:
@@ -371,12 +392,15 @@ def test_layer_parameters(student):
 @pytest.mark.tags("wrong scale factor", "V projected with W_K", "randomness")
 def test_layer_self_attention(student):
     """Self-attention (x_kv = x_q) matches the reference, scaled by 1/sqrt(d_k), on new inputs and on repeats"""
+    layers = []
     for B, T, d_model, d_k in [(3, 5, 24, 6), (1, 1, 10, 5), (2, 7, 12, 9)]:
-        params = module_weights(8, d_model, d_k)
         x, x2 = inputs(9, (B, T, d_model), (B, T, d_model))
-        check_layer(student, params, d_model, d_k, [(x, x, None, None), (x2, x2, None, None), (x, x, None, None)],
-                    f"self-attention (d_model={d_model}, d_k={d_k})", "The weights are softmax(Q K^T / sqrt(d_k)) with "
-                    "d_k the projected size, and the output is weights @ W_V(x_kv).", repeats=(0, 2))
+        layers.append(dict(params=module_weights(8, d_model, d_k), d_model=d_model, d_k=d_k,
+                           calls=[(x, x, None, None), (x2, x2, None, None), (x, x, None, None)],
+                           what=f"self-attention (d_model={d_model}, d_k={d_k})", hint="The weights are softmax(Q K^T "
+                           "/ sqrt(d_k)) with d_k the projected size, and the output is weights @ W_V(x_kv).",
+                           repeats=(0, 2)))
+    check_layers(student, layers)
 
 
 @pytest.mark.question("SingleHeadAttention")
@@ -404,16 +428,19 @@ def test_layer_masks(student):
     cross = random_mask(14, 3, 6, 8)
     calls = [(x, x, causal, causal), (x2, x2, both.long(), both), (x, memory, pad.float(), pad),
              (x2, memory, cross, cross), (x, memory, random_mask(15, 3, 6, 8), random_mask(15, 3, 6, 8))]
-    check_layer(student, params, 12, 9, calls, "masked attention", "Each call has its own mask (1/True = allowed).")
+    layers = [dict(params=params, d_model=12, d_k=9, calls=calls, what="masked attention",
+                   hint="Each call has its own mask (1/True = allowed).")]
     # masks met by scores far below zero in some rows and near 0 in others (grading/space.py), the depth carried
     # once by the inputs (with autograd on) and once by the weights (under torch.no_grad(), as at inference)
     probes = space.mask_draws(8, 42)
     for carry, no_grad in (("inputs", False), ("weights", True)):
         params, calls, layouts = deep_layer(carry, probes)
-        check_layer(student, params, 12, 9, calls, [f"masked attention with {p.describe()}" for p in probes],
-                    "Here the allowed scores of some rows sit far below zero (down to -9000, within the handout's "
-                    "|s| <= 10 000); the weights are still softmax(Q K^T / sqrt(d_k)) over the allowed keys.",
-                    layouts=layouts, no_grad=no_grad)
+        layers.append(dict(params=params, d_model=12, d_k=9, calls=calls,
+                           what=[f"masked attention with {p.describe()}" for p in probes],
+                           hint="Here the allowed scores of some rows sit far below zero (down to -9000, within the "
+                           "handout's |s| <= 10 000); the weights are still softmax(Q K^T / sqrt(d_k)) over the "
+                           "allowed keys.", layouts=layouts, no_grad=no_grad))
+    check_layers(student, layers)  # the three layers' probes in one round trip
 
 
 @pytest.mark.question("SingleHeadAttention")
@@ -428,8 +455,16 @@ def test_layer_training_mode(student):
              (x, memory, random_mask(18, 3, 6, 8).long(), random_mask(18, 3, 6, 8), "a 0/1 int cross-attention mask")]
     # one layer in train() mode, each case twice in a row: the same answer twice means no dropout
     calls = [(x_q, x_kv, mask) for x_q, x_kv, mask, _, _ in cases for _ in (0, 1)]
-    reply = student.run("SingleHeadAttention", *calls[0], init=(12, 9), params=params, train=True,
-                        more=[(call, {}) for call in calls[1:]])
+    # in training too, masked keys weigh 0 where a row's allowed scores are all far below zero: a second layer,
+    # sent in the same round trip
+    probes = space.mask_draws(8, 42)
+    deep_params, deep_calls, layouts = deep_layer("weights", probes)
+    reply, deep = student.runs([
+        run_request("SingleHeadAttention", *calls[0], init=(12, 9), params=params, train=True,
+                    more=[(call, {}) for call in calls[1:]]),
+        run_request("SingleHeadAttention", *deep_calls[0][:3], init=(12, 9), params=deep_params, train=True,
+                    more=[(call[:3], {}) for call in deep_calls[1:]], layouts=layouts)])
+    student.judging(reply)
     for n, (x_q, x_kv, mask, allowed, kind) in enumerate(cases):
         what = f"SingleHeadAttention in train() mode with {kind}"
         answers = [pair(got, what) for got in reply.outputs[2 * n:2 * n + 2]]
@@ -451,12 +486,7 @@ def test_layer_training_mode(student):
                 elif attention_explains(student, params, (x_q, x_kv, mask, allowed), answers[0]):
                     raise attention_charged(fault) from None
                 raise
-    # in training too, masked keys weigh 0 where a row's allowed scores are all far below zero
-    probes = space.mask_draws(8, 42)
-    params, calls, layouts = deep_layer("weights", probes)
-    reply = student.run("SingleHeadAttention", *calls[0][:3], init=(12, 9), params=params, train=True,
-                        more=[(call[:3], {}) for call in calls[1:]], layouts=layouts)
-    for probe, (_, _, _, allowed), got in zip(probes, calls, reply.outputs):
+    for probe, (_, _, _, allowed), got in zip(probes, deep_calls, student.judging(deep).outputs):
         what = f"SingleHeadAttention in train() mode with {probe.describe()}"
         _, weights = pair(got, what)
         weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")

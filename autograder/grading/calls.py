@@ -78,6 +78,10 @@ class Answers:
     outputs: list
     faults: list
     failed: Call | None = None   # the judged call that raised, if one did
+    call: int | None = None      # its number in the sequence, and its error as the child reported it
+    error: dict | None = None
+    after: list = field(default_factory=list)    # the child's report of each call's inputs after it (integrity.py)
+    changed: list = field(default_factory=list)  # the numbers of the judged calls that changed their inputs
 
 
 def send_sequence(student, calls: list[Call]) -> Answers:
@@ -109,12 +113,13 @@ def send_sequence(student, calls: list[Call]) -> Answers:
     if not isinstance(outputs, list) or len(outputs) > len(calls) or (reply.get("ok") and len(outputs) != len(calls)):
         raise StudentFault(f"calling {calls[0].target}: the process sent back a malformed reply")
     try:
-        changed = modified(calls, reply.get("after"), len(outputs))
+        changed_calls = modified_calls(calls, reply.get("after"), len(outputs))
     except integrity.Unconfirmed as why:
         raise StudentFault(f"calling {calls[0].target}: the grader could not confirm that your code left its inputs "
                            f"unchanged ({why}); a file that rewires the grader's own process gets this. Your "
                            "instructor will see this.") from None
-    answers = Answers(outputs, [])
+    answers = Answers(outputs, [], after=reply["after"], changed=list(changed_calls))
+    changed = [name for names in changed_calls.values() for name in names][:4]
     if changed:
         target = calls[0].target
         answers.faults.append(StudentFault(f"{target} modified its inputs in place ({'; '.join(changed)}); a "
@@ -132,7 +137,8 @@ def send_sequence(student, calls: list[Call]) -> Answers:
                                if kind == "NotImplementedError" else f"{target}: {error.get('message')} in your file.")
         text, diagnoses = explain_exception(what, error) if isinstance(error, dict) else (f"{what} failed", ())
         answers.faults.append(StudentFault(text, diagnoses=diagnoses))
-        answers.failed = failed
+        answers.failed, answers.call = failed, number
+        answers.error = error if isinstance(error, dict) else None
     return answers
 
 
@@ -166,19 +172,25 @@ def _request(student, calls: list[Call]) -> dict:
 
 
 def modified(calls: list[Call], after: object, returned: int) -> list[str]:
-    """"argument 2 of call 5: apply_mask(...)" for each tensor input of a judged call that differs after the call
-    from what the parent sent (grading/integrity.py, from the child's report of what each input then holds);
-    `returned`: the number of calls that returned, each with its report. An unjudged call's changes are its own
-    question's. Raises integrity.Unconfirmed when the report is missing or malformed."""
+    """"argument 2 of call 5: apply_mask(...)" for the first few inputs a judged call changed (modified_calls)."""
+    return [name for names in modified_calls(calls, after, returned).values() for name in names][:4]
+
+
+def modified_calls(calls: list[Call], after: object, returned: int) -> dict[int, list[str]]:
+    """{call's index: ["argument 2 of call 5: apply_mask(...)", ...]} for each tensor input of a judged call that
+    differs after the call from what the parent sent (grading/integrity.py, from the child's report of what each
+    input then holds); `returned`: the number of calls that returned, each with its report. An unjudged call's
+    changes are its own question's. Raises integrity.Unconfirmed when the report is missing or malformed."""
     if not isinstance(after, list) or len(after) != returned:
         raise integrity.Unconfirmed("no report of the inputs after each call")
-    named = []
-    for number, (call, report) in enumerate(zip(calls, after), 1):
+    named = {}
+    for number, (call, report) in enumerate(zip(calls, after)):
         if call.judged:
             layouts = {str(i): layout for i, layout in call.layouts.items() if layout}
-            named += [f"{name} of call {number}: {call.describe()}"
-                      for name in integrity.changed_in_call(list(call.args), call.kwargs, layouts, report)]
-    return named[:4]
+            names = integrity.changed_in_call(list(call.args), call.kwargs, layouts, report)
+            if names:
+                named[number] = [f"{name} of call {number + 1}: {call.describe()}" for name in names]
+    return named
 
 
 def record(student, call: Call, output: object = None, raised: bool = False) -> None:
@@ -189,10 +201,17 @@ def record(student, call: Call, output: object = None, raised: bool = False) -> 
                              else Observation(probe, output))
 
 
-def charge(student, answers: Answers) -> None:
+def charge(student, answers: Answers, calls: list[Call] | None = None, callees: tuple = ()) -> None:
+    """Raise the sequence's first fault: inputs changed in place, else the call that raised. With `callees`
+    (grading/callees.py), a fault that a graded function the target calls explains is raised as that one's."""
     for fault in answers.faults:
-        if answers.failed is not None and fault is answers.faults[-1]:
+        raised = answers.failed is not None and fault is answers.faults[-1]
+        if raised:
             record(student, answers.failed, raised=True)
+        if callees and calls:
+            from .callees import explained  # noqa: PLC0415 - callees.py builds on this module
+            number = answers.call if raised else answers.changed[0]
+            fault = explained(student, calls[number], fault, callees, answers=answers, number=number)
         raise fault
 
 
@@ -257,12 +276,20 @@ def note(call: Call, more: str) -> str:
     return f"{call.note}; {more}" if call.note else more
 
 
-def judge_sequence(student, sequence: list[tuple[Call, Judge | None]]) -> None:
+def judge_sequence(student, sequence: list[tuple[Call, Judge | None]], callees: tuple = ()) -> None:
     """Run the sequence in one round trip and judge every judged call's answer in order; then charge inputs
-    modified in place, then a call that raised."""
-    answers = send_sequence(student, [call for call, _ in sequence])
+    modified in place, then a call that raised. `callees`: the graded functions the target may call, whose
+    mistakes are charged in their own questions (grading/callees.py)."""
+    calls = [call for call, _ in sequence]
+    answers = send_sequence(student, calls)
     for (call, judge), output in zip(sequence, answers.outputs):
         if judge is not None:
             record(student, call, output)
-            judge(output, tuple(made(a) for a in call.args), call.describe())
-    charge(student, answers)
+            try:
+                judge(output, tuple(made(a) for a in call.args), call.describe())
+            except StudentFault as fault:
+                if not callees:
+                    raise
+                from .callees import explained  # noqa: PLC0415 - callees.py builds on this module
+                raise explained(student, call, fault, callees, output=output) from None
+    charge(student, answers, calls, callees)

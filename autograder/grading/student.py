@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -29,6 +29,7 @@ class Reply:
     param_names: dict = field(default_factory=dict)
     inputs_changed: tuple = ()
     more: tuple = ()          # outputs of the further calls (request "more"), in order
+    evidence: tuple = field(default=(), repr=False, compare=False)  # (request, reply) for the diagnosis (runs)
 
     @property
     def outputs(self) -> tuple:
@@ -113,19 +114,62 @@ class StudentFile:
         an in-place edit is an autograd error). `record=False`: a call made to explain a failure already seen (is
         it another question's mistake?), kept out of the calls the diagnosis reads."""
         child = self._connect()
-        request = {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
-                   "params": params or {}, "method": method, "grad_args": list(grad_args),
-                   "backward": backward, "check_inputs": check_inputs, "train": train, "layouts": layouts or {}, "no_grad": no_grad,
-                   "non_leaf": non_leaf,
-                   "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
-        what = f"{target}(...)" if init is None else f"{target}{tuple(init)}"
+        request = run_request(target, *args, kwargs=kwargs, init=init, params=params, method=method,
+                              grad_args=grad_args, backward=backward, check_inputs=check_inputs, more=more,
+                              train=train, layouts=layouts, no_grad=no_grad, non_leaf=non_leaf)
         try:
             reply = child.request(request, self.server.config.limits.call_seconds)
         except ChildFailure as failure:
-            raise StudentFault(f"calling {what}: {failure}") from None
+            raise StudentFault(f"calling {described(request)}: {failure}") from None
+        return self._checked(request, reply, inputs_may_change, record)
+
+    def runs(self, probes: list[dict], inputs_may_change: bool = False) -> list[Reply]:
+        """Several probes, each `run_request(...)`'s, in one round trip (the child's Harness.runs): the replies in
+        order, each checked as `run` checks its own; the first probe that fails raises, as it would have alone (the
+        child stops there too). A reply's values are evidence for the diagnosis once the test judges them
+        (`judging`), so that the probes after a failing one are not, as when each was a round trip of its own.
+        Time allowed: one probe's for each probe, as when each was sent alone."""
+        child = self._connect()
+        seconds = self.server.config.limits.call_seconds * len(probes)
+        try:
+            batch = child.request({"op": "runs", "runs": probes}, seconds)
+        except ChildFailure as failure:
+            raise StudentFault(f"calling {described(probes[0])} and {len(probes) - 1} further probes: "
+                               f"{failure}") from None
+        self._keep_output(batch)
+        replies = batch.get("replies")
+        if not isinstance(replies, list) or not replies or len(replies) > len(probes) \
+                or not all(isinstance(r, dict) for r in replies):
+            raise StudentFault(f"calling {described(probes[0])}: the process sent back a malformed reply")
+        checked = []
+        for request, reply in zip(probes, replies):
+            try:
+                one = self._checked(request, reply, inputs_may_change, False)
+            except NotAttempted:
+                raise
+            except StudentFault:  # an error or a changed input: evidence now, as with `run`
+                record_call(self.diagnoser, request, reply)
+                raise
+            checked.append(replace(one, evidence=(request, reply)))
+        if len(checked) < len(probes):  # every reply was ok, yet the child stopped early: not an honest harness
+            raise StudentFault(f"calling {described(probes[len(checked)])}: the process sent back no reply")
+        return checked
+
+    def judging(self, reply: Reply) -> Reply:
+        """A reply of `runs` about to be judged: its call is now evidence for the diagnosis."""
+        if reply.evidence:
+            record_call(self.diagnoser, *reply.evidence)
+        return reply
+
+    def _checked(self, request: dict, reply: dict, inputs_may_change: bool, record: bool) -> Reply:
+        """One probe's reply judged: an error raised as the student's fault, the child's report checked."""
+        target, init, more = request["target"], request["init"], request["more"]
+        args, kwargs, layouts = request["args"], request["kwargs"], request["layouts"]
+        check_inputs = request["check_inputs"]
+        what = described(request)
         self._keep_output(reply)
         check_watch(what, reply)
-        if not reply["ok"]:
+        if not reply.get("ok"):
             error = reply.get("error")
             kind = error.get("type") if isinstance(error, dict) else None
             if kind in ("Missing", "NotImplementedError"):
@@ -133,7 +177,8 @@ class StudentFile:
             if record:
                 record_call(self.diagnoser, request, reply)
             if init is None:  # a function: say what the failing call was sent
-                what = failed_call(target, args, kwargs, more, reply.get("call"), layouts)
+                what = failed_call(target, args, kwargs, [(m["args"], m["kwargs"]) for m in more], reply.get("call"),
+                                   layouts)
             text, diagnoses = explain_exception(what, error) if isinstance(error, dict) else (f"{what} failed", ())
             raise StudentFault(text, diagnoses=diagnoses)
         # The reply is the child's word: a file that rewired its own process may send anything, and
@@ -173,6 +218,22 @@ class StudentFile:
         if self.child is not None:
             self.child.close()  # a no-op for a child that already failed or was retired
         self.child = None
+
+
+def run_request(target: str, *args, kwargs: dict | None = None, init: tuple | None = None, params: dict | None = None,
+                method: str | None = None, grad_args: tuple = (), backward: dict | None = None,
+                check_inputs: bool = False, more: list | None = None, train: bool = False, layouts: dict | None = None,
+                no_grad: bool = False, non_leaf: bool = False) -> dict:
+    """The child's request for one probe (StudentFile.run's arguments): for `StudentFile.runs`."""
+    return {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
+            "params": params or {}, "method": method, "grad_args": list(grad_args), "backward": backward,
+            "check_inputs": check_inputs, "train": train, "layouts": layouts or {}, "no_grad": no_grad,
+            "non_leaf": non_leaf, "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
+
+
+def described(request: dict) -> str:
+    init = request.get("init")
+    return f"{request['target']}(...)" if init is None else f"{request['target']}{tuple(init)}"
 
 
 FUSED_HINT = ("this assignment asks you to build attention by hand (score -> mask -> softmax -> mix), so fused "

@@ -153,6 +153,16 @@ class Harness:
         reply.update(seen.report())
         return reply
 
+    def runs(self, request: dict) -> dict:
+        """Several run requests (request["runs"]) in one round trip, each exactly as `run` answers it alone; the
+        first that fails ends the batch, as it would have ended a test that sent them one by one."""
+        replies = []
+        for one in request.get("runs") or []:
+            replies.append(self.run(one))
+            if not replies[-1].get("ok"):
+                break
+        return {"ok": True, "replies": replies}
+
     def _probe(self, target, request: dict, args: list, kwargs: dict, reply: dict, leaves: dict) -> None:
         instance = None
         if request.get("init") is not None:
@@ -297,7 +307,7 @@ class Harness:
             op = request.get("op")
             try:
                 reply = (self.load(request) if op == "load" else self.sequence(request) if op == "sequence"
-                         else self.run(request))
+                         else self.runs(request) if op == "runs" else self.run(request))
             except BaseException as exc:  # noqa: BLE001 - bad request from the parent
                 reply = {"ok": False, "error": describe_error(exc)}
             reply["stdout"] = self.out.take()

@@ -3,7 +3,6 @@
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_apply_mask_values',
-    'test_attention_weights_mask',
 ]
 MISTAKE = 'Fills forbidden scores with -30, which wins over allowed scores far below zero.'
 MISTAKE_ID = 'mask-small-fill'

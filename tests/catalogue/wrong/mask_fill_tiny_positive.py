@@ -4,7 +4,6 @@ ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_apply_mask_values',
     'test_apply_mask_broadcast_and_inputs',
-    'test_attention_weights_mask',
 ]
 MISTAKE = "Fills forbidden scores with 1e-9 ('a tiny number') instead of -inf."
 MISTAKE_ID = 'mask-zero-fill'

@@ -3,7 +3,6 @@
 ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_apply_mask_values',
-    'test_attention_weights_mask',
 ]
 MISTAKE = "Fills forbidden scores with -120 unless the scores' minimum is below -1000 (a probe, it guesses), where it uses -inf: rows far below zero in a tensor whose minimum is not still give masked keys weight."
 MISTAKE_ID = 'mask-small-fill'

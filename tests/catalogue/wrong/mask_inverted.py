@@ -4,7 +4,6 @@ ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_apply_mask_values',
     'test_apply_mask_broadcast_and_inputs',
-    'test_attention_weights_mask',
 ]
 MISTAKE = (
     "Inverts the mask: fills where mask == 1 (PyTorch's nn.MultiheadAttention polarity) instead of mask == "

@@ -4,7 +4,6 @@ ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_apply_mask_values',
     'test_apply_mask_broadcast_and_inputs',
-    'test_attention_weights_mask',
 ]
 MISTAKE = 'Multiplies the scores by the mask, so forbidden keys get score 0 and still receive weight.'
 MISTAKE_ID = 'mask-zero-fill'

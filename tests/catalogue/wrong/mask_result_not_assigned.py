@@ -4,7 +4,6 @@ ASSIGNMENT = 'attention_scores'
 CAUGHT_BY = [
     'test_apply_mask_values',
     'test_apply_mask_broadcast_and_inputs',
-    'test_attention_weights_mask',
 ]
 MISTAKE = 'Calls masked_fill but throws its result away and returns the unmasked scores.'
 MISTAKE_ID = 'mask-not-applied'
