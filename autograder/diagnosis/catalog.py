@@ -41,8 +41,8 @@ MISTAKES: dict[str, str] = {
                       "a number near 0), so forbidden keys still get weight",
     "mask-added": "the 0/1 mask is added to the scores (as for an additive float mask) instead of filling "
                   "forbidden scores with -inf",
-    "mask-not-applied": "the mask has no effect: masked keys get the weight they would get with no mask "
-                        "(the softmax is taken of scores the mask never changed)",
+    "mask-not-applied": "the mask has no effect: the scores are used as if no mask were given, so masked keys "
+                        "keep their weight",
     "mask-fill-plus-inf": "forbidden scores are filled with +inf instead of -inf, so every row with a forbidden "
                           "key is NaN after the softmax",
     "mask-small-fill": "forbidden scores are filled with a finite number (such as -10) that still leaves them "
