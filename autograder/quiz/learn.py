@@ -265,9 +265,11 @@ def _contradicted(quiz: Quiz, decisions: list[tuple[str, float, str]]) -> str:
     return ""
 
 
-def learn(document: Any, sources: dict[str, Path]) -> tuple[list[Candidate], dict[str, str]]:
+def learn(document: Any, sources: dict[str, Path],
+          only: set[tuple[str, str, str]] | None = None) -> tuple[list[Candidate], dict[str, str]]:
     """Candidates from a review document and the quiz files they would change (quiz id -> new text).
-    `sources`: quiz id -> its YAML file."""
+    `sources`: quiz id -> its YAML file. `only`: (quiz id, question id, review text) of the wordings to learn
+    from (one group, kept from the review page); every decision of the document is still kept."""
     texts = {quiz_id: path.read_text(encoding="utf-8") for quiz_id, path in sources.items()}
     quizzes = {quiz_id: _quiz_of(text, sources[quiz_id]) for quiz_id, text in texts.items()}
     every = list(decided(document))
@@ -281,6 +283,8 @@ def learn(document: Any, sources: dict[str, Path]) -> tuple[list[Candidate], dic
         if not isinstance(quiz, Quiz) or question_id not in {q.id for q in quiz.questions}:
             continue
         q = quiz.question(question_id)
+        if only is not None and (quiz_id, question_id, review_text(answer)) not in only:
+            continue
         if (quiz_id, question_id, review_text(answer)) in seen:
             continue
         seen.add((quiz_id, question_id, review_text(answer)))
