@@ -451,6 +451,10 @@ def test_a_teacher_keeps_a_decision_for_later_terms_and_a_regrade_applies_it(tmp
             assert page.is_disabled("#keep-write")
             page.keyboard.press("Escape")
             assert page.is_hidden("#keep")
+            page.keyboard.press("l")  # the key does what the button does, for the current group
+            page.wait_for_selector("#keep li")
+            page.keyboard.press("Escape")
+            assert page.is_hidden("#keep")
 
             # Kept: the diff is shown, then written.
             page.keyboard.press("]")

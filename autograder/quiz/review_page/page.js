@@ -186,7 +186,7 @@ $("entry").addEventListener("submit", (event) => {
   else if (mode === "feedback") { const g = group(); score(g.score, text); }
 });
 
-const KEYS = /^([0-9fnhaecujkws\[\]]|half[0-9]|Enter|Escape|Arrow(Up|Down|Left|Right))$/;
+const KEYS = /^([0-9fnhaecujkwsl\[\]]|half[0-9]|Enter|Escape|Arrow(Up|Down|Left|Right))$/;
 let queue = Promise.resolve();  // one key at a time: each acts on the state the previous one left
 
 document.addEventListener("keydown", (event) => {
@@ -219,6 +219,7 @@ async function act(key) {
   else if (key === "e") ask("score", `score (0 to ${fmt(q.points)}):`);
   else if (key === "c" && g) ask("feedback", "feedback:", g.feedback);
   else if (key === "u") await score(null);
+  else if (key === "l" && g && g.score !== null) await keep(g.index);
   else if (key === "j" || key === "ArrowDown") { current = Math.min(current + 1, q.groups.length - 1); render(); }
   else if (key === "k" || key === "ArrowUp") { current = Math.max(current - 1, 0); render(); }
   else if (key === "]" || key === "ArrowRight") { question = Math.min(question + 1, state.questions.length - 1); current = 0; render(); }
