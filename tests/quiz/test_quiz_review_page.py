@@ -484,3 +484,22 @@ def test_a_teacher_keeps_a_decision_for_later_terms_and_a_regrade_applies_it(tmp
     assert not items["s4", "sc-07"].pending and items["s4", "sc-07"].score == 2
     assert grade_question(learned.question("sc-07"), "the scores get too big, so the softmax saturates").score == 2
     assert (items["s2", "att-07"].score, items["s3", "att-07"].score) == (1, 0)  # the review's decisions
+
+
+def test_a_quiz_file_that_cannot_be_written_is_said_and_left_as_it_was(tmp_path, monkeypatch):
+    from autograder import results
+    from autograder.quiz.review_page.keep import write
+
+    quiz_file = tmp_path / "attention_score.yaml"
+    quiz_file.write_text("before\n", encoding="utf-8")
+
+    def refuse(path, text, durable=True):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(results, "write_atomic", refuse)
+    import hashlib
+    shown = "--- a/attention_score.yaml\n"
+    with pytest.raises(ValueError, match="could not be written \\(Permission denied\\); the quiz file is as it was"):
+        write({"attention_score": "after\n"}, {"attention_score": quiz_file},
+              hashlib.sha256(shown.encode()).hexdigest(), shown)
+    assert quiz_file.read_text(encoding="utf-8") == "before\n"

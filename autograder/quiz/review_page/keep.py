@@ -86,7 +86,11 @@ def write(changed: dict[str, str], sources: dict[str, Path], digest: str, shown_
     if not changed:
         raise ValueError("nothing to add: see why above")
     written = []
-    for quiz_id, text in changed.items():
-        write_atomic(sources[quiz_id], text)
+    for quiz_id, text in changed.items():  # one question's group: one quiz file
+        try:
+            write_atomic(sources[quiz_id], text)
+        except OSError as exc:
+            raise ValueError(f"{sources[quiz_id]} could not be written ({exc.strerror or exc}); "
+                             "the quiz file is as it was") from None
         written.append(sources[quiz_id])
     return written
