@@ -77,6 +77,7 @@ function keepLabel(score, points) {  // autograder/quiz/review_page/keep.py's la
 }
 
 function showKeep(keep) {  // what keeping the group adds to the quiz file, and what is refused and why
+  if (!keeping) return;
   keeping.digest = keep.digest;
   $("keep").hidden = false;
   $("keep-title").textContent = keep.label;
@@ -96,6 +97,7 @@ async function keepCall(path, body) {
     {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
   const data = await response.json();
   if (!response.ok) say(data.error || `error ${response.status}`, true);
+  if (data.questions) { state = data; closeKeep(); render(); }  // the group moved: redraw from the file
   if (data.keep) showKeep(data.keep);
   return response.ok ? data : null;
 }
