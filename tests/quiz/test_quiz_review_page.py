@@ -359,9 +359,11 @@ def test_a_split_survives_gathering_again(served):
 
 KEEP_CLASS = {"s1": {"attention_score": {"sc-07": "the scores get too big, so the softmax saturates"}},
               "s2": {"attention": {"att-07": "it fixes the bottleneck"}},
-              "s3": {"attention": {"att-07": "it fixes that bottleneck"}}}
+              "s3": {"attention": {"att-07": "it fixes that bottleneck"}},
+              "s5": {"attention_score": {"sc-07": '<img src=x onerror="document.body.dataset.pwned = 1">'}}}
 KEEP_SCORES = {"the scores get too big, so the softmax saturates": "2",  # of 3: the scored reading's points
-               "it fixes the bottleneck": "1", "it fixes that bottleneck": "n"}
+               "it fixes the bottleneck": "1", "it fixes that bottleneck": "n",
+               '<img src=x onerror="document.body.dataset.pwned = 1">': "n"}
 
 
 def _keep_class(tmp_path, sheets):
@@ -386,8 +388,9 @@ def test_keeping_a_group_needs_its_decision_and_writes_only_the_diff_shown(tmp_p
     try:
         state = json.loads(request(server, "GET", "/api/state")[1])
         sc07 = next(q for q in state["questions"] if q["id"] == "sc-07")
-        where = {"quiz": "attention_score", "question": "sc-07", "group": 0,
-                 "first": sc07["groups"][0]["answers"][0]["text"]}
+        (group,) = [g for g in sc07["groups"] if g["answers"][0]["text"].startswith("the scores get too big")]
+        where = {"quiz": "attention_score", "question": "sc-07", "group": group["index"],
+                 "first": group["answers"][0]["text"]}
         status, body = request(server, "POST", "/api/keep", where)
         assert status == 400 and "score the group first" in json.loads(body)["error"]
         assert request(server, "POST", "/api/decide", {**where, "score": 2})[0] == 200
@@ -465,6 +468,12 @@ def test_a_teacher_keeps_a_decision_for_later_terms_and_a_regrade_applies_it(tmp
             page.click("#keep-write")
             page.wait_for_function("() => document.body.dataset.kept === '1'")
             assert "grade again" in page.inner_text("#keep-note")
+            page.keyboard.press("Escape")
+
+            # An answer's markup, quoted in what the panel says, is shown as text, never run.
+            page.locator(".group", has_text="<img src=x").locator("button.keep").click()
+            page.wait_for_function("() => document.getElementById('keep-lines').textContent.includes('<img src=x')")
+            assert page.evaluate("document.body.dataset.pwned") is None and page.is_disabled("#keep-write")
             chromium.close()
     finally:
         server.shutdown()
