@@ -42,6 +42,7 @@ def proposal(document: dict, quizzes_dir: Path, quiz_id: str, question_id: str, 
     if quiz_id not in sources:
         raise ValueError(f"no quiz file for {quiz_id!r} in {quizzes_dir}")
     only = {(quiz_id, question_id, review_text(a)) for a in group.get("answers") or []}
+    sources = {quiz_id: sources[quiz_id]}  # the group's quiz alone changes: the others are not read again
     candidates, changed = learn(document, sources, only)
     shown_diff = diff(sources, changed)
     added = [c for c in candidates if not c.refused]
