@@ -2,7 +2,8 @@
 
 A labelled set stands for one term's class: every answer the kit leaves pending is reviewed by a script standing
 in for the teacher (each group gets the label of its answers; a group whose answers carry different labels is
-split, one group per label), and `learn` turns the decisions into additions to a copy of the quiz files. Then
+split, one group per label), and `learn` turns the decisions into additions to a copy of the quiz files (never
+one that changes an answer the kit scored by itself in that class). Then
 another labelled set, the next term's class, is graded with the quizzes before and after: its pending share
 (all answers, free text), the review time under the bench's model (tests/quiz/review_class.py: 5 s per group,
 1.5 s per further wording, 0.4 s per key press, 3 s per split) over its distinct pending wordings, and, over every labelled
@@ -75,6 +76,17 @@ def teacher_review(graded, quizzes) -> dict:
                 split += [{**group, "score": label, "answers": answers} for label, answers in by_label.items()]
             block["groups"] = split
     return document
+
+
+def kit_scored(graded, quizzes) -> dict:
+    """The answers the kit scored by itself in the reviewed class (as grading records them: kit_scored.py)."""
+    by_id = questions(quizzes)
+    kit: dict = {}
+    for qid, answer, _, item in graded:
+        if not item.pending and item.given is not None:
+            kit.setdefault(by_id[qid][0], {}).setdefault(qid, []).append(
+                {"answer": answer, "score": float(item.score), "students": ["s"]})
+    return kit
 
 
 def shares(graded) -> str:
@@ -169,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         term1 = grade([row for path in learn_from for row in labelled(path)], original)
         document = teacher_review(term1, original)
         sources = {quiz_id: folder / Path(quiz.source_path).name for quiz_id, quiz in original.items()}
-        candidates, changed = learn(document, sources)
+        candidates, changed = learn(document, sources, kit=kit_scored(term1, original))
         for quiz_id, text in changed.items():
             sources[quiz_id].write_text(text, encoding="utf-8")
         learned = load_quizzes(folder)

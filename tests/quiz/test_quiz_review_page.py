@@ -413,6 +413,37 @@ def test_keeping_a_group_needs_its_decision_and_writes_only_the_diff_shown(tmp_p
         server.server_close()
 
 
+def test_keeping_is_refused_when_it_would_change_an_answer_the_kit_scored_by_itself(tmp_path):
+    """The class's own answers the kit scored are decided too (tests/quiz/test_quiz_learn.py has the case)."""
+    from autograder.quiz.kit_scored import KIT_SCORED
+    from tests.quiz.keep_cases import DECIDED, KIT_SCORED_2, REFUSAL
+
+    answers = {"s1": DECIDED, "s2": KIT_SCORED_2, "s3": KIT_SCORED_2}
+    quizzes_dir, _, out = _keep_class(tmp_path, {sid: {"attention": {"att-07": a}} for sid, a in answers.items()})
+    server = ReviewServer(out, quizzes=quizzes_dir)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        state = json.loads(request(server, "GET", "/api/state")[1])
+        (group,) = next(q for q in state["questions"] if q["id"] == "att-07")["groups"]
+        where = {"quiz": "attention", "question": "att-07", "group": group["index"], "first": DECIDED}
+        assert request(server, "POST", "/api/decide", {**where, "score": 2})[0] == 200
+        status, body = request(server, "POST", "/api/keep", where)
+        keep = json.loads(body)["keep"]
+        assert status == 200 and not keep["diff"] and not keep["additions"]
+        assert keep["refused"] == [
+            f"{DECIDED!r} at 2: phrase 'one final vecter' for term 'one-vector' - refused: {REFUSAL}"]
+        status, body = request(server, "POST", "/api/keep/write", {**where, "digest": keep["digest"]})
+        assert status == 400 and "nothing to add" in json.loads(body)["error"]
+        (out / KIT_SCORED).unlink()  # a class graded by a kit that did not record its own scores
+        status, body = request(server, "POST", "/api/keep", where)
+        assert status == 400 and "grade the class again" in json.loads(body)["error"]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (quizzes_dir / "attention.yaml").read_text(encoding="utf-8") == \
+        (paths.QUIZZES_DIR / "attention.yaml").read_text(encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_a_teacher_keeps_a_decision_for_later_terms_and_a_regrade_applies_it(tmp_path):
     """On the page: decide, click "keep for later terms", read the diff (or why it is refused), write it; the

@@ -4,8 +4,9 @@ The same machinery as `python -m autograder.quiz learn OUT` (learn.py), for one 
 points is "accept this reading" (its phrasing added to the question's terms, accepted answers or the key
 option's wordings), one below full points a "misconception" at the points given (a scored reading or a listed
 misconception). The page first shows what would be added, as a diff of the quiz file, and why anything is
-refused: the schema and the loader's checks, and every other decision of this review (an addition that would
-make the kit score any decided answer otherwise than it was decided is refused). Writing computes it again
+refused: the schema and the loader's checks, every other decision of this review and every answer the kit
+scored by itself in this class (kit_scored.py): an addition that would make the kit score any decided answer
+otherwise than it was decided is refused, with the answer, how many students wrote it, and both scores. Writing computes it again
 from the files as they are then, and writes only when that is the very diff the teacher saw.
 """
 from __future__ import annotations
@@ -33,8 +34,9 @@ def _sources(quizzes_dir: Path) -> dict[str, Path]:
 
 
 def proposal(document: dict, quizzes_dir: Path, quiz_id: str, question_id: str, group: dict,
-             points: float) -> tuple[dict, dict[str, str], dict[str, Path]]:
-    """What keeping `group` would add: (what the page shows, quiz id -> new text, quiz id -> file)."""
+             points: float, kit: dict) -> tuple[dict, dict[str, str], dict[str, Path]]:
+    """What keeping `group` would add: (what the page shows, quiz id -> new text, quiz id -> file). `kit`: the
+    answers the kit scored by itself in the class (kit_scored.read_kit_scored)."""
     score = group.get("score")
     if score in (None, "") or score_problem(score, points):
         raise ValueError("score the group first: a decision is what is kept")
@@ -43,7 +45,7 @@ def proposal(document: dict, quizzes_dir: Path, quiz_id: str, question_id: str, 
         raise ValueError(f"no quiz file for {quiz_id!r} in {quizzes_dir}")
     only = {(quiz_id, question_id, review_text(a)) for a in group.get("answers") or []}
     sources = {quiz_id: sources[quiz_id]}  # the group's quiz alone changes: the others are not read again
-    candidates, changed = learn(document, sources, only)
+    candidates, changed = learn(document, sources, only, kit)
     shown_diff = diff(sources, changed)
     added = [c for c in candidates if not c.refused]
     shown = {"label": label(float(score), points), "diff": shown_diff,

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from ... import paths
+from ..kit_scored import read_kit_scored
 from .keep import Changed, proposal, write
 from .store import Conflict, ReviewStore
 
@@ -144,8 +145,9 @@ class Handler(BaseHTTPRequestHandler):
         digest of the diff shown, write it)."""
         store = self.server.store
         block, group = store.find(*where)
+        kit = read_kit_scored(store.path.parent)  # none: refused (NoRecord), the class is graded again first
         shown, changed, sources = proposal(store.document, self.server.quizzes, where[0], where[1], group,
-                                           block.get("points", 0))
+                                           block.get("points", 0), kit)
         if write_it:
             written = write(changed, sources, str(digest or ""), shown["diff"])
             shown["written"] = [str(p) for p in written]
