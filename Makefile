@@ -27,7 +27,7 @@ help:
 	@echo "make bench-empty [EMPTY=10000]    time grading a class of empty folders (no sandbox needed)"
 	@echo "make bench-review [REVIEW_CLASS=200]  clear a class's quiz review in headless Chromium; prints the minutes"
 	@echo "make quiz-learn OUT=dir [WRITE=1]  what the finished review in OUT teaches the quizzes (a diff; WRITE=1 writes it)"
-	@echo "make bench-learn [FROM=set GRADE=set]  one labelled set's review learned, another set graded before and after"
+	@echo "make bench-learn [FROM=set GRADE=set]  one labelled set's review learned, another set graded before and after (paths or tests/quiz names; docs/quizzes-learning.md)"
 	@echo "make bench-tests                  each hidden test's time per student (cProfile, reference solutions)"
 	@echo "make bench-watch                  what the kernel watch costs one probe, and what a dispatch-level mode would"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"

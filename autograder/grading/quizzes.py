@@ -4,7 +4,8 @@ Answer files are YAML parsed with safe loading: data, never code. Code answers a
 sandbox, once per distinct answer for the whole class (one fork server per run, started only when some
 answer is new; verdicts are cached in OUT/.state). Answers no rule can judge wait for the instructor:
 their points are pending, they are queued for `attnkit review OUT`, and the decisions in OUT/review.yaml
-are applied to every answer of their group. The quiz package's results are mapped into the kit's result
+are applied to every answer of their group; the answers the kit scored by itself are recorded for keeping
+decisions (kit_scored.py). The quiz package's results are mapped into the kit's result
 model so every renderer shows quizzes next to the exercises.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..quiz import GradingContext, Quiz, load_quizzes
 from ..quiz.answers import read_answer_sheet
 from ..quiz.code_answers import CodeAnswer, CodeEvaluator, prepare
 from ..quiz.grade import _is_blank, _zero_result, answer_file_name, answer_path, grade_quiz
+from ..quiz.kit_scored import KIT_SCORED, kit_scored, write_kit_scored
 from ..quiz.model import QuizFormatError
 from ..quiz.review import NOTED, QUEUE, REVIEW_FILE, load_decisions, write_noted, write_queue
 from ..results import QuizItem, QuizResult
@@ -67,6 +69,9 @@ def grade_class_quizzes(folders: dict[str, Path], out_dir: Path, isolation: str 
     noted = _noted(graded)
     if noted or (out_dir / NOTED).exists():
         write_noted(out_dir, noted)
+    scored = kit_scored(graded)  # what keeping a review decision must not change (kit_scored.py)
+    if scored or queue or (out_dir / KIT_SCORED).exists() or (out_dir / REVIEW_FILE).exists():
+        write_kit_scored(out_dir, scored)  # no quiz answer and no review: OUT stays as it was
     converted: dict[int, QuizResult] = {}  # a shared zero result naming no folder is converted once
 
     def convert_once(result, folder: Path, sid: str) -> QuizResult:

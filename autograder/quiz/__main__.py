@@ -61,6 +61,7 @@ def _learn(out: Path, quizzes: dict, write: bool) -> int:
     import yaml
 
     from ..results import write_atomic
+    from .kit_scored import NoRecord, read_kit_scored
     from .learn import diff, learn
     from .review import REVIEW_FILE
 
@@ -70,8 +71,13 @@ def _learn(out: Path, quizzes: dict, write: bool) -> int:
     except (OSError, yaml.YAMLError) as exc:
         print(f"{path} could not be read ({exc}): review the class first (attnkit review {out})", file=sys.stderr)
         return 1
+    try:  # the answers the kit scored by itself are decided too: without their record nothing is learned
+        kit = read_kit_scored(out)
+    except NoRecord as exc:
+        print(exc, file=sys.stderr)
+        return 1
     sources = {quiz_id: Path(quiz.source_path) for quiz_id, quiz in quizzes.items() if quiz.source_path}
-    candidates, changed = learn(document, sources)
+    candidates, changed = learn(document, sources, kit=kit)
     added = [c for c in candidates if not c.refused]
     for c in added:
         print(f"add     {c.describe()}")

@@ -15,7 +15,9 @@ to its question in the quiz YAML:
 Never learned: words that turn a meaning (negations, causes, hedges, numbers: meaning.GUARDS), verdicts, and
 an option decision below full points (it does not say which option the student meant). Each candidate is
 written into the YAML text, which must pass the quiz schema and the loader's checks, and is refused when,
-with it, the kit would score by itself any decided answer of the review otherwise than it was decided.
+with it, the kit would score by itself any decided answer otherwise than it was decided: an answer decided
+in the review, or one the kit scored by itself in the class (OUT/.state/quiz/kit-scored.json, kit_scored.py;
+for these, a wait for a person is a change too). The command refuses to run without that record.
 The candidates are shown as a diff of the quiz file; with `--write`, written (atomically).
 """
 from __future__ import annotations
@@ -248,32 +250,51 @@ def _quiz_of(text: str, path: Path, formulas: bool = True) -> Quiz | str:
         return "; ".join(what for _, what in exc.problems[:3])
 
 
-def _contradicted(quiz: Quiz, decisions: list[tuple[str, float, str]]) -> str:
-    """A decided answer the kit would now score by itself otherwise than it was decided."""
+def _contradicted(q: Question, decisions: list[tuple[float, str]], kit: list[tuple[Any, float, int]] = ()) -> str:
+    """A decided answer of question `q` (as the quiz with the addition has it) that the kit would now score by
+    itself otherwise than it was decided: by a person in this review (`decisions`: score, answer), or by the
+    kit itself in this class (`kit`: answer, score, students), where a wait for a person is a change too."""
     from .grade import grade_question
 
-    for question_id, score, answer in decisions:
-        q = quiz.question(question_id)
+    for score, answer in decisions:
         if q.grading == "code":
-            same = [a for a in q.accepted if "".join(a.split()) == "".join(answer.split())]
-            if same and score < q.points:
+            if _same_code(q, answer) and score < q.points:
                 return f"{answer!r} was decided {score:g}, and would score {q.points:g}"
             continue
         item = grade_question(q, answer)
         if not item.pending and abs(item.score - score) > 1e-9:
             return f"{answer!r} was decided {score:g}, and would score {item.score:g}"
+    for answer, score, students in kit:
+        if q.grading == "code":  # run in the sandbox: only an accepted wording of its own text changes it
+            now, pending = (q.points if _same_code(q, answer) else score), False
+        else:
+            item = grade_question(q, answer)
+            now, pending = item.score, item.pending
+        if pending or abs(now - score) > 1e-9:
+            who = f"{students} student{'' if students == 1 else 's'}"
+            after = "would wait for a person" if pending else f"would score {now:g}"
+            return f"{answer!r} was scored {score:g} by the kit for {who} of this class, and {after}"
     return ""
 
 
-def learn(document: Any, sources: dict[str, Path]) -> tuple[list[Candidate], dict[str, str]]:
+def _same_code(q: Question, answer: Any) -> bool:
+    return any("".join(a.split()) == "".join(str(answer).split()) for a in q.accepted)
+
+
+def learn(document: Any, sources: dict[str, Path], only: set[tuple[str, str, str]] | None = None,
+          kit: dict | None = None) -> tuple[list[Candidate], dict[str, str]]:
     """Candidates from a review document and the quiz files they would change (quiz id -> new text).
-    `sources`: quiz id -> its YAML file."""
+    `sources`: quiz id -> its YAML file. `only`: (quiz id, question id, review text) of the wordings to learn
+    from (one group, kept from the review page); every decision of the document is still kept. `kit`: the
+    answers the kit scored by itself in the class (kit_scored.py), kept as they were scored too."""
+    from .kit_scored import entries
+
     texts = {quiz_id: path.read_text(encoding="utf-8") for quiz_id, path in sources.items()}
     quizzes = {quiz_id: _quiz_of(text, sources[quiz_id]) for quiz_id, text in texts.items()}
     every = list(decided(document))
-    decisions: dict[str, list[tuple[str, float, str]]] = {}
+    decisions: dict[tuple[str, str], list[tuple[float, str]]] = {}
     for quiz_id, question_id, score, _, answer in every:
-        decisions.setdefault(quiz_id, []).append((question_id, score, answer))
+        decisions.setdefault((quiz_id, question_id), []).append((score, answer))
     out: list[Candidate] = []
     seen: set[tuple] = set()
     for quiz_id, question_id, score, feedback, answer in every:
@@ -281,6 +302,8 @@ def learn(document: Any, sources: dict[str, Path]) -> tuple[list[Candidate], dic
         if not isinstance(quiz, Quiz) or question_id not in {q.id for q in quiz.questions}:
             continue
         q = quiz.question(question_id)
+        if only is not None and (quiz_id, question_id, review_text(answer)) not in only:
+            continue
         if (quiz_id, question_id, review_text(answer)) in seen:
             continue
         seen.add((quiz_id, question_id, review_text(answer)))
@@ -304,7 +327,8 @@ def learn(document: Any, sources: dict[str, Path]) -> tuple[list[Candidate], dic
             c.kind == "misconception" for c in together))
         # only this question changed: its decided answers are the ones it could score otherwise
         why = new_quiz if isinstance(new_quiz, str) else _contradicted(
-            new_quiz, [d for d in decisions[quiz_id] if d[0] == question_id])
+            new_quiz.question(question_id), decisions[quiz_id, question_id],
+            entries(kit or {}, quiz_id, question_id))
         if why:
             out += [_refused(c, why) for c in together]
             continue

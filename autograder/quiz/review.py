@@ -147,13 +147,13 @@ def cluster(texts: list[str], weight: dict[str, int] | None = None,
 
 def anchored(question, entries: dict[str, dict], meaning: dict[str, str | None]) -> dict[str, str]:
     """Answers that state the key terms of one accepted answer, scored answer or listed misconception, in its
-    order, with other words beside them that turn nothing (no negation, cause, contrast, role word or
+    order, with other words beside them that turn nothing (no negation, cause, contrast, role word or letter,
     number), at one suggested score: one group key each. The words beside the terms decide the score, so
     the teacher still reads every wording; grouping only puts them side by side."""
     if not question.terms or question.maths is not None or question.code is not None:
         return {}
     from .meaning import GUARDS, accepted_structures, lexicon, read_meaning, scored_structures
-    from .review_meaning import HEDGES, ROLES, _words
+    from .review_meaning import HEDGES, _words, roles_in
 
     lex = lexicon(question.terms, question.languages)
     anchors = set(accepted_structures(question.accepted, lex)) | set(scored_structures(question.scored, lex))
@@ -165,7 +165,7 @@ def anchored(question, entries: dict[str, dict], meaning: dict[str, str | None])
         terms = tuple(re.findall(r"<([^<>\s]+)>", reading))
         beside = re.sub(r"<[^<>\s]+>", " ", reading).split()
         turning = [w for w in beside if (w in GUARDS and w not in HEDGES) or re.search(r"\d", w)
-                   or any(x in ROLES for x in _words(w))]
+                   or any(roles_in(x) for x in _words(w))]
         score = entries[text].get("suggested")
         if terms in anchors and not turning and isinstance(score, (int, float)):
             keys[text] = f"§states {' '.join(terms)} at {score:g}"

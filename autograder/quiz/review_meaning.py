@@ -7,7 +7,8 @@ the items of a list ("keys, queries and values"), contractions ("isn't" = "is no
 one canonical form share a group; then near-duplicates (typos, one word more or less) join a group, compared
 word by word IN ORDER, so swapped roles ("query ... key" vs "key ... query") or swapped cause and effect do
 not. Two answers never share a group when they differ in a negation, a number, before/after or an order
-word, or in the order of the kit's role words (query, key, value, encoder, decoder, ...). For a free-text
+word, or in the order of the kit's role words (query, key, value, encoder, decoder, ...; the letters Q, K, V
+in every notation, q_i, k_j, QK^T, are the roles they name). For a free-text
 question with key terms, answers are also compared as grading read them (the question's terms, in every
 language it lists, as one word each, in order), under the same rules.
 """
@@ -130,18 +131,40 @@ def canonical(text: str) -> tuple[str, ...]:
     if enumeration and len(parts) >= 2 and all(
             re.fullmatch(r"[^\W\d]+(?:[\s'/-][^\W\d]+)*\.?", p)  # words only: code and formulas keep their order
             and len([w for w in _words(p) if w not in STOP and w not in HEDGES]) <= 3
-            and sum(w in ROLES for w in _words(p)) <= 1 for p in parts):
+            and sum(len(roles_in(w)) for w in _words(p)) <= 1 for p in parts):
         items = sorted(" ".join(w for w in _words(p) if w not in STOP and w not in HEDGES) for p in parts)
         return tuple(w for item in items if item for w in item.split() + [","])[:-1] or ("",)
     return tuple(w for w in _words(flat) if w not in STOP and w not in HEDGES and w != ",")
 
 
+# The lessons' letters for the roles, as canonical words: q, k_j, q_ (from q_{i}), qi (qᵢ), kt (Kᵀ); and
+# letters written together ("QK^T": qk, "QKᵀ": qkt), each a role in order. d_k, w_q and the like are not roles.
+LETTER_ROLES = {"q": "query", "k": "key", "v": "value"}
+_LETTER_ROLE = re.compile(r"([qkv])(?:_[a-z0-9]{0,3}|[ijt])?")
+_LETTERS_TOGETHER = re.compile(r"([qkv]{2,3})t?")
+SYMBOLS = frozenset("*/^@+-=<>()√∞")
+
+
+def roles_in(word: str) -> tuple[str, ...]:
+    """The roles a canonical word names, in order: a role word, or the letters Q, K, V in any of the
+    notations students write (q_i, k_j, q_{i}, qᵢ, QK^T)."""
+    if word in ROLES:
+        return (word,)
+    if _LETTER_ROLE.fullmatch(word):
+        return (LETTER_ROLES[word[0]],)
+    together = _LETTERS_TOGETHER.fullmatch(word)
+    if together and len(set(together.group(1))) == len(together.group(1)):
+        return tuple(LETTER_ROLES[c] for c in together.group(1))
+    return ()
+
+
 def signals(words: tuple[str, ...]) -> tuple:
     """What two answers of one group must share exactly: negations (counted), numbers, order and cause
-    words, and the order in which the roles appear."""
+    words, and the order in which the roles appear, however they are named ("K" and "key j" are one role)."""
     negations = sum(w in NEGATION for w in words)
     numbers = tuple(sorted(w for w in words if re.fullmatch(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", w)))
-    ordered = tuple(w for w in words if w in ORDER or w in ROLES or w in CAUSE or w in "*/^@+-=<>()√∞")
+    ordered = tuple(x for w in words for x in (
+        roles_in(w) or ((w,) if w in ORDER or w in CAUSE or w in SYMBOLS else ())))
     return negations, numbers, ordered
 
 

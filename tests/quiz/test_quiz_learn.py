@@ -16,10 +16,13 @@ import yaml
 
 from autograder import paths
 from autograder.quiz import grade_question, load_quiz, load_quizzes
+from autograder.grading.quizzes import grade_class_quizzes, load_class_quizzes
+from autograder.quiz.kit_scored import KIT_SCORED, read_kit_scored, write_kit_scored
 from autograder.quiz.learn import learn
-from autograder.quiz.review import REVIEW_FILE
+from autograder.quiz.review import REVIEW_FILE, save_review, write_review
 
 from conftest import QUIZ_DIR
+from tests.quiz.keep_cases import DECIDED, KIT_SCORED_2, REFUSAL
 
 HERE = Path(__file__).parent
 
@@ -123,6 +126,7 @@ def test_the_command_shows_a_diff_and_writes_only_when_asked(tmp_path):
     out.mkdir()
     review = _review({("attention_score", "sc-07"): [(2, ["the scores get too big, so the softmax saturates"])]})
     (out / REVIEW_FILE).write_text(yaml.safe_dump(review), encoding="utf-8")
+    write_kit_scored(out, {})  # a class whose answers all waited for the review
     folder = sources["attention"].parent
     before = sources["attention_score"].read_text(encoding="utf-8")
     command = [sys.executable, "-m", "autograder.quiz", "learn", str(out), "--quizzes", str(folder)]
@@ -135,3 +139,70 @@ def test_the_command_shows_a_diff_and_writes_only_when_asked(tmp_path):
     assert written.returncode == 0 and "written:" in written.stderr
     assert '"scores get too big"' in sources["attention_score"].read_text(encoding="utf-8")
     load_quiz(sources["attention_score"])
+
+
+def graded_class(tmp_path, answers: dict[str, str]) -> tuple[Path, Path]:
+    """(quiz folder, OUT) of a class graded with a copy of the quiz files, its att-07 answers reviewed:
+    every waiting answer decided 2 (the teacher's decision)."""
+    quizzes_dir = tmp_path / "quizzes"
+    shutil.copytree(QUIZ_DIR, quizzes_dir)
+    for sid, answer in answers.items():
+        (tmp_path / "class" / sid).mkdir(parents=True)
+        (tmp_path / "class" / sid / "quiz_attention.yaml").write_text(yaml.safe_dump({"att-07": answer}),
+                                                                       encoding="utf-8")
+    out = tmp_path / "out"
+    grade_class_quizzes({p.name: p for p in sorted((tmp_path / "class").iterdir())}, out,
+                        quizzes=load_class_quizzes(quizzes_dir))
+    path, _, _, _ = write_review(out, load_quizzes(quizzes_dir, formulas=False))
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for group in document["attention"]["att-07"]["groups"]:
+        group["score"] = 2
+    save_review(path, document)
+    return quizzes_dir, out
+
+
+def _learn_command(out: Path, quizzes_dir: Path, *more: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder.quiz", "learn", str(out), "--quizzes", str(quizzes_dir),
+                           *more], capture_output=True, text=True, cwd=paths.ROOT, timeout=300)
+
+
+def test_an_addition_that_would_change_an_answer_the_kit_scored_by_itself_is_refused(tmp_path):
+    quizzes_dir, out = graded_class(tmp_path, {"s1": DECIDED, "s2": KIT_SCORED_2, "s3": KIT_SCORED_2})
+    assert read_kit_scored(out)["attention"]["att-07"] == [
+        {"answer": KIT_SCORED_2, "score": 2.0, "students": ["s2", "s3"]}]  # what grading recorded
+    before = (quizzes_dir / "attention.yaml").read_text(encoding="utf-8")
+    shown = _learn_command(out, quizzes_dir, "--write")
+    assert shown.returncode == 0, shown.stderr
+    assert f"refused attention att-07: {DECIDED!r} at 2: phrase 'one final vecter' for term 'one-vector'" \
+           f" - refused: {REFUSAL}" in shown.stdout
+    assert "0 addition(s), 1 refused" in shown.stderr and "written:" not in shown.stderr
+    assert (quizzes_dir / "attention.yaml").read_text(encoding="utf-8") == before
+
+
+def test_without_that_answer_in_the_class_the_same_decision_is_kept(tmp_path):
+    quizzes_dir, out = graded_class(tmp_path, {"s1": DECIDED})
+    written = _learn_command(out, quizzes_dir, "--write")
+    assert written.returncode == 0 and "written:" in written.stderr, written.stderr
+    assert '"one final vecter"' in (quizzes_dir / "attention.yaml").read_text(encoding="utf-8")
+    assert grade_question(load_quiz(quizzes_dir / "attention.yaml").question("att-07"), KIT_SCORED_2).pending
+
+
+def test_a_class_graded_without_the_record_of_the_kits_own_scores_teaches_nothing(tmp_path):
+    quizzes_dir, out = graded_class(tmp_path, {"s1": DECIDED, "s2": KIT_SCORED_2})
+    (out / KIT_SCORED).unlink()  # graded by a kit that did not keep it
+    before = (quizzes_dir / "attention.yaml").read_text(encoding="utf-8")
+    refused = _learn_command(out, quizzes_dir, "--write")
+    assert refused.returncode == 1 and "grade the class again" in refused.stderr and not refused.stdout
+    assert (quizzes_dir / "attention.yaml").read_text(encoding="utf-8") == before
+
+
+def test_a_kit_score_the_quiz_no_longer_gives_holds_back_every_addition_to_its_question(tmp_path):
+    """The record says what the class was given; an addition is judged against it (a quiz edited since the
+    grading: the teacher grades again first)."""
+    sources = _copy(tmp_path)
+    kit = {"attention": {"att-07": [{"answer": "the decoder can look at all encoder states", "score": 0,
+                                     "students": ["s9"]}]}}
+    candidates, changed = learn(_review({("attention", "att-07"): [(2, [DECIDED])]}), sources, kit=kit)
+    (candidate,) = [c for c in candidates if c.kind != "none"]
+    assert not changed and candidate.refused == ("'the decoder can look at all encoder states' was scored 0 by "
+                                                 "the kit for 1 student of this class, and would score 1")

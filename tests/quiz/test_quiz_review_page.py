@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,8 +19,9 @@ import yaml
 
 from autograder import paths
 from autograder.grading.quizzes import grade_class_quizzes, load_class_quizzes
+from autograder.quiz import grade_question, load_quiz, load_quizzes
 from autograder.quiz.grade import review_text
-from autograder.quiz.review import QUEUE, REVIEW_FILE, build_review, load_decisions, save_review
+from autograder.quiz.review import QUEUE, REVIEW_FILE, build_review, load_decisions, save_review, write_review
 from autograder.quiz.review_page.server import ReviewServer
 from tests.quiz import review_class
 
@@ -359,3 +361,193 @@ def test_a_split_survives_gathering_again(served):
     assert to_decide == 3
     assert sorted(g["students"] for g in document["attention_score"]["sc-01"]["groups"]) == \
         [["ann", "cy"], ["ben"], ["dee"]]
+
+
+# --- keep a decision for later terms -------------------------------------------------------------------
+
+KEEP_CLASS = {"s1": {"attention_score": {"sc-07": "the scores get too big, so the softmax saturates"}},
+              "s2": {"attention": {"att-07": "it fixes the bottleneck"}},
+              "s3": {"attention": {"att-07": "it fixes that bottleneck"}},
+              "s5": {"attention_score": {"sc-07": '<img src=x onerror="document.body.dataset.pwned = 1">'}}}
+KEEP_SCORES = {"the scores get too big, so the softmax saturates": "2",  # of 3: the scored reading's points
+               "it fixes the bottleneck": "1", "it fixes that bottleneck": "n",
+               '<img src=x onerror="document.body.dataset.pwned = 1">': "n"}
+
+
+def _keep_class(tmp_path, sheets):
+    """A graded class in tmp_path/out over a copy of the quiz files in tmp_path/quizzes."""
+    quizzes_dir = tmp_path / "quizzes"
+    shutil.copytree(paths.QUIZZES_DIR, quizzes_dir)
+    for sid, sheet in sheets.items():
+        (tmp_path / "class" / sid).mkdir(parents=True)
+        for quiz, answers in sheet.items():
+            (tmp_path / "class" / sid / f"quiz_{quiz}.yaml").write_text(yaml.safe_dump(answers), encoding="utf-8")
+    folders = {p.name: p for p in sorted((tmp_path / "class").iterdir())}
+    out = tmp_path / "out"
+    grade_class_quizzes(folders, out, quizzes=load_class_quizzes(quizzes_dir))
+    write_review(out, load_quizzes(quizzes_dir))
+    return quizzes_dir, folders, out
+
+
+def test_keeping_a_group_needs_its_decision_and_writes_only_the_diff_shown(tmp_path):
+    quizzes_dir, _, out = _keep_class(tmp_path, KEEP_CLASS)
+    server = ReviewServer(out, quizzes=quizzes_dir)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        state = json.loads(request(server, "GET", "/api/state")[1])
+        sc07 = next(q for q in state["questions"] if q["id"] == "sc-07")
+        (group,) = [g for g in sc07["groups"] if g["answers"][0]["text"].startswith("the scores get too big")]
+        where = {"quiz": "attention_score", "question": "sc-07", "group": group["index"],
+                 "first": group["answers"][0]["text"]}
+        status, body = request(server, "POST", "/api/keep", where)
+        assert status == 400 and "score the group first" in json.loads(body)["error"]
+        assert request(server, "POST", "/api/decide", {**where, "score": 2})[0] == 200
+        status, body = request(server, "POST", "/api/keep", where)
+        keep = json.loads(body)["keep"]
+        assert status == 200 and keep["label"] == "misconception at 2 of 3 point(s)"
+        assert '"scores get too big"' in keep["diff"] and keep["additions"] == [
+            "'the scores get too big, so the softmax saturates' at 2: phrase 'scores get too big' for term 'scores-grow'"]
+        quiz_file = quizzes_dir / "attention_score.yaml"
+        before = quiz_file.read_text(encoding="utf-8")
+        status, body = request(server, "POST", "/api/keep/write", {**where, "digest": "0" * 64})
+        assert status == 409 and json.loads(body)["keep"]["digest"] == keep["digest"]  # shown again, not written
+        assert quiz_file.read_text(encoding="utf-8") == before
+        status, body = request(server, "POST", "/api/keep/write", {**where, "digest": keep["digest"]})
+        assert status == 200 and json.loads(body)["keep"]["written"] == [str(quiz_file)]
+        assert '"scores get too big"' in quiz_file.read_text(encoding="utf-8")
+        load_quiz(quiz_file)  # schema and loader checks, in full
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_keeping_is_refused_when_it_would_change_an_answer_the_kit_scored_by_itself(tmp_path):
+    """The class's own answers the kit scored are decided too (tests/quiz/test_quiz_learn.py has the case)."""
+    from autograder.quiz.kit_scored import KIT_SCORED
+    from tests.quiz.keep_cases import DECIDED, KIT_SCORED_2, REFUSAL
+
+    answers = {"s1": DECIDED, "s2": KIT_SCORED_2, "s3": KIT_SCORED_2}
+    quizzes_dir, _, out = _keep_class(tmp_path, {sid: {"attention": {"att-07": a}} for sid, a in answers.items()})
+    server = ReviewServer(out, quizzes=quizzes_dir)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        state = json.loads(request(server, "GET", "/api/state")[1])
+        (group,) = next(q for q in state["questions"] if q["id"] == "att-07")["groups"]
+        where = {"quiz": "attention", "question": "att-07", "group": group["index"], "first": DECIDED}
+        assert request(server, "POST", "/api/decide", {**where, "score": 2})[0] == 200
+        status, body = request(server, "POST", "/api/keep", where)
+        keep = json.loads(body)["keep"]
+        assert status == 200 and not keep["diff"] and not keep["additions"]
+        assert keep["refused"] == [
+            f"{DECIDED!r} at 2: phrase 'one final vecter' for term 'one-vector' - refused: {REFUSAL}"]
+        status, body = request(server, "POST", "/api/keep/write", {**where, "digest": keep["digest"]})
+        assert status == 400 and "nothing to add" in json.loads(body)["error"]
+        (out / KIT_SCORED).unlink()  # a class graded by a kit that did not record its own scores
+        status, body = request(server, "POST", "/api/keep", where)
+        assert status == 400 and "grade the class again" in json.loads(body)["error"]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (quizzes_dir / "attention.yaml").read_text(encoding="utf-8") == \
+        (paths.QUIZZES_DIR / "attention.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_teacher_keeps_a_decision_for_later_terms_and_a_regrade_applies_it(tmp_path):
+    """On the page: decide, click "keep for later terms", read the diff (or why it is refused), write it; the
+    next grading scores a wording no one reviewed by itself."""
+    sync_playwright = browser()
+    quizzes_dir, folders, out = _keep_class(tmp_path, KEEP_CLASS)
+    quiz_files = {p.name: p.read_text(encoding="utf-8") for p in quizzes_dir.glob("*.yaml")}
+    server = ReviewServer(out, quizzes=quizzes_dir)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as driver:
+            chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=[
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            page = chromium.new_page()
+            page.set_default_timeout(300_000)
+            page.goto(server.url)
+            page.wait_for_selector(".group.current")
+
+            def wait_saved(before):
+                page.wait_for_function("(b) => (document.body.dataset.saved || '0') !== b", arg=before)
+
+            while page.evaluate("document.body.dataset.pending") != "0":
+                group = page.evaluate(CURRENT)
+                before = page.evaluate("document.body.dataset.saved || '0'")
+                if len(group["answers"]) > 1:  # "the" and "that" read the same; the teacher scores them apart
+                    page.keyboard.press("s")
+                    page.keyboard.press(str(group["answers"].index("it fixes that bottleneck") + 1))
+                else:
+                    page.keyboard.press(KEEP_SCORES[group["answers"][0]])
+                wait_saved(before)
+
+            # Refused, with the reason shown: the addition would score a decided answer otherwise.
+            page.keyboard.press("[")
+            page.locator(".group", has_text="it fixes the bottleneck").locator("button.keep").click()
+            page.wait_for_selector("#keep li.refused")
+            assert "accept this reading" not in page.inner_text("#keep-title")
+            assert "'it fixes that bottleneck' was decided 0, and would score 1" in page.inner_text("#keep-lines")
+            assert page.is_disabled("#keep-write")
+            page.keyboard.press("Escape")
+            assert page.is_hidden("#keep")
+            page.keyboard.press("l")  # the key does what the button does, for the current group
+            page.wait_for_selector("#keep li")
+            page.keyboard.press("Escape")
+            assert page.is_hidden("#keep")
+
+            # Kept: the diff is shown, then written.
+            page.keyboard.press("]")
+            page.locator(".group", has_text="the scores get too big").locator("button.keep").click()
+            page.wait_for_function("() => document.getElementById('keep-diff').textContent.includes('scores get too big')")
+            assert page.inner_text("#keep-title") == "misconception at 2 of 3 point(s)"
+            assert "at 2: phrase 'scores get too big' for term 'scores-grow'" in page.inner_text("#keep-lines")
+            page.click("#keep-write")
+            page.wait_for_function("() => document.body.dataset.kept === '1'")
+            assert "grade again" in page.inner_text("#keep-note")
+            page.keyboard.press("Escape")
+
+            # An answer's markup, quoted in what the panel says, is shown as text, never run.
+            page.locator(".group", has_text="<img src=x").locator("button.keep").click()
+            page.wait_for_function("() => document.getElementById('keep-lines').textContent.includes('<img src=x')")
+            assert page.evaluate("document.body.dataset.pwned") is None and page.is_disabled("#keep-write")
+            chromium.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (quizzes_dir / "attention.yaml").read_text(encoding="utf-8") == quiz_files["attention.yaml"]
+    learned = load_quiz(quizzes_dir / "attention_score.yaml")  # schema and loader checks, in full
+    assert '"scores get too big"' in (quizzes_dir / "attention_score.yaml").read_text(encoding="utf-8")
+
+    # The next grading: a wording no one reviewed reads the same and is scored by the kit, at the decided points.
+    later = tmp_path / "class" / "s4"
+    later.mkdir()
+    (later / "quiz_attention_score.yaml").write_text(
+        yaml.safe_dump({"sc-07": "The scores get too big and so the softmax saturates."}), encoding="utf-8")
+    folders["s4"] = later
+    again = grade_class_quizzes(folders, out, quizzes=load_class_quizzes(quizzes_dir))
+    items = {(sid, item.question_id): item for sid, results in again.items() for r in results for item in r.items}
+    assert not items["s4", "sc-07"].pending and items["s4", "sc-07"].score == 2
+    assert grade_question(learned.question("sc-07"), "the scores get too big, so the softmax saturates").score == 2
+    assert (items["s2", "att-07"].score, items["s3", "att-07"].score) == (1, 0)  # the review's decisions
+
+
+def test_a_quiz_file_that_cannot_be_written_is_said_and_left_as_it_was(tmp_path, monkeypatch):
+    from autograder import results
+    from autograder.quiz.review_page.keep import write
+
+    quiz_file = tmp_path / "attention_score.yaml"
+    quiz_file.write_text("before\n", encoding="utf-8")
+
+    def refuse(path, text, durable=True):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(results, "write_atomic", refuse)
+    import hashlib
+    shown = "--- a/attention_score.yaml\n"
+    with pytest.raises(ValueError, match="could not be written \\(Permission denied\\); the quiz file is as it was"):
+        write({"attention_score": "after\n"}, {"attention_score": quiz_file},
+              hashlib.sha256(shown.encode()).hexdigest(), shown)
+    assert quiz_file.read_text(encoding="utf-8") == "before\n"

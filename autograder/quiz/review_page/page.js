@@ -1,7 +1,7 @@
 "use strict";
 // The review page: one question at a time, one group at a time, every change saved by the server first.
 const token = document.body.dataset.token;
-let state = null, question = 0, current = 0, showWho = false, splitting = false, entryMode = null;
+let state = null, question = 0, current = 0, showWho = false, splitting = false, entryMode = null, keeping = null;
 
 const $ = (id) => document.getElementById(id);
 // autograder/reporting/escape.py's HTML rule: control, bidirectional and other invisible characters shown as
@@ -68,11 +68,70 @@ function render() {
       <span class="size">${size} student(s)</span>, ${g.answers.length} wording(s)
       <ol>${answers}</ol>${suggestion}
       ${g.feedback ? `<p class="muted">feedback: ${esc(g.feedback)}</p>` : ""}
+      ${g.score !== null ? `<button type="button" class="keep" data-index="${g.index}">keep for later terms: ${esc(keepLabel(g.score, q.points))}</button>` : ""}
       ${showWho && !g.answers.some((a) => a.students.length) ? `<p class="who">${g.students.map(esc).join(", ")}</p>` : ""}</div>`;
   }).join("");
   const here = document.querySelector(".group.current");
   if (here && here.scrollIntoView) here.scrollIntoView({block: "nearest"});
 }
+
+function keepLabel(score, points) {  // autograder/quiz/review_page/keep.py's label
+  return score >= points ? "accept this reading" : `misconception at ${fmt(score)} of ${fmt(points)} point(s)`;
+}
+
+function showKeep(keep) {  // what keeping the group adds to the quiz file, and what is refused and why
+  if (!keeping) return;
+  keeping.digest = keep.digest;
+  $("keep").hidden = false;
+  $("keep-title").textContent = keep.label;
+  $("keep-file").textContent = keep.file;
+  $("keep-lines").innerHTML = keep.additions.map((a) => `<li class="added">adds ${esc(a)}</li>`).join("") +
+    keep.refused.map((r) => `<li class="refused">not added: ${esc(r)}</li>`).join("");
+  $("keep-diff").textContent = keep.diff || "(nothing would change in the quiz file)";
+  $("keep-write").disabled = !keep.diff || Boolean(keep.written);
+  $("keep-note").textContent = keep.written ? `written into ${keep.written.join(", ")}: grade again with the same ` +
+    `output folder to apply it to every wording that now reads the same` +
+    (keep.now_read ? ` (${keep.now_read} waiting wording(s) of this review among them)` : "") :
+    keep.now_read ? `with it, ${keep.now_read} waiting wording(s) of this review would be graded by the kit` : "";
+}
+
+async function keepCall(path, body) {
+  const response = await fetch(`${path}?token=${encodeURIComponent(token)}`,
+    {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  const data = await response.json();
+  if (!response.ok) say(data.error || `error ${response.status}`, true);
+  if (data.questions) { state = data; closeKeep(); render(); }  // the group moved: redraw from the file
+  if (data.keep) showKeep(data.keep);
+  return response.ok ? data : null;
+}
+
+async function keep(index) {
+  const q = state.questions[question], at = ordered(q).findIndex((g) => g.index === index);
+  if (at < 0) return;
+  current = at;
+  render();
+  keeping = {where: where(group())};
+  const data = await keepCall("/api/keep", keeping.where);
+  if (!data) { if ($("keep").hidden) keeping = null; return; }
+  say(data.keep.diff ? "review the addition, then write it" : "nothing to add: see why");
+}
+
+async function keepWrite() {
+  if (!keeping) return;
+  const data = await keepCall("/api/keep/write", {...keeping.where, digest: keeping.digest});
+  if (!data) return;
+  document.body.dataset.kept = String(Number(document.body.dataset.kept || 0) + 1);
+  say(`written into ${data.keep.written.join(", ")}`);
+}
+
+function closeKeep() { keeping = null; $("keep").hidden = true; }
+
+$("groups").addEventListener("click", (event) => {
+  const button = event.target.closest("button.keep");
+  if (button) queue = queue.then(() => keep(Number(button.dataset.index))).catch((error) => say(String(error), true));
+});
+$("keep-write").addEventListener("click", () => { queue = queue.then(keepWrite).catch((error) => say(String(error), true)); });
+$("keep-cancel").addEventListener("click", closeKeep);
 
 function group() { const q = state.questions[question]; return q ? ordered(q)[current] : null; }
 
@@ -132,12 +191,16 @@ $("entry").addEventListener("submit", (event) => {
   else if (mode === "feedback") { const g = group(); score(g.score, text); }
 });
 
-const KEYS = /^([0-9fnhaecujkws\[\]]|half[0-9]|Enter|Escape|Arrow(Up|Down|Left|Right))$/;
+const KEYS = /^([0-9fnhaecujkwsl\[\]]|half[0-9]|Enter|Escape|Arrow(Up|Down|Left|Right))$/;
 let queue = Promise.resolve();  // one key at a time: each acts on the state the previous one left
 
 document.addEventListener("keydown", (event) => {
   if (entryMode) {
     if (event.key === "Escape") { $("entry").hidden = true; entryMode = null; }
+    return;
+  }
+  if (keeping) {  // the keep panel is open: keys score nothing until it is closed
+    if (event.key === "Escape") closeKeep();
     return;
   }
   if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -149,7 +212,7 @@ document.addEventListener("keydown", (event) => {
 });
 
 async function act(key) {
-  if (!state || !state.questions.length || entryMode) return;
+  if (!state || !state.questions.length || entryMode || keeping) return;
   const q = state.questions[question], g = group();
   if (splitting && /^[1-9]$/.test(key)) await split(Number(key) - 1);
   else if (/^[0-9]$/.test(key)) await score(Number(key));
@@ -161,6 +224,7 @@ async function act(key) {
   else if (key === "e") ask("score", `score (0 to ${fmt(q.points)}):`);
   else if (key === "c" && g) ask("feedback", "feedback:", g.feedback);
   else if (key === "u") await score(null);
+  else if (key === "l" && g && g.score !== null) await keep(g.index);
   else if (key === "j" || key === "ArrowDown") { current = Math.min(current + 1, q.groups.length - 1); render(); }
   else if (key === "k" || key === "ArrowUp") { current = Math.max(current - 1, 0); render(); }
   else if (key === "]" || key === "ArrowRight") { question = Math.min(question + 1, state.questions.length - 1); current = 0; render(); }

@@ -16,6 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from ... import paths
+from ..kit_scored import read_kit_scored
+from .keep import Changed, proposal, write
 from .store import Conflict, ReviewStore
 
 HERE = Path(__file__).resolve().parent
@@ -34,8 +37,9 @@ class ReviewServer(ThreadingHTTPServer):
     one lock, so that changes to review.yaml still happen one at a time."""
     daemon_threads = True
 
-    def __init__(self, out_dir: Path, port: int = 0):
+    def __init__(self, out_dir: Path, port: int = 0, quizzes: Path = paths.QUIZZES_DIR):
         self.store = ReviewStore(out_dir)
+        self.quizzes = quizzes  # the quiz files a decision kept for later terms is written into
         self.lock = threading.Lock()
         self.token = secrets.token_urlsafe(24)
         super().__init__(("127.0.0.1", port), Handler)
@@ -119,9 +123,13 @@ class Handler(BaseHTTPRequestHandler):
                 store.decide(*where, body.get("score"), body.get("feedback"))
             elif route == "/api/split":
                 store.split(*where, body.get("answer"))
+            elif route in ("/api/keep", "/api/keep/write"):
+                return HTTPStatus.OK, {"keep": self._keep(where, route.endswith("/write"), body.get("digest"))}
             else:
                 return HTTPStatus.NOT_FOUND, {"error": "no such action"}
             return HTTPStatus.OK, store.state()
+        except Changed as exc:
+            return HTTPStatus.CONFLICT, {"error": str(exc), "keep": self._keep(where, False, None)}
         except Conflict as exc:
             try:
                 now = store.state()  # the page redraws from what the file says now
@@ -130,6 +138,20 @@ class Handler(BaseHTTPRequestHandler):
             return HTTPStatus.CONFLICT, {"error": str(exc), **now}
         except (ValueError, TypeError) as exc:
             return HTTPStatus.BAD_REQUEST, {"error": str(exc)}
+
+
+    def _keep(self, where: tuple, write_it: bool, digest) -> dict:
+        """Keep a decided group for later terms: what it adds to the quiz file (and, when asked with the
+        digest of the diff shown, write it)."""
+        store = self.server.store
+        block, group = store.find(*where)
+        kit = read_kit_scored(store.path.parent)  # none: refused (NoRecord), the class is graded again first
+        shown, changed, sources = proposal(store.document, self.server.quizzes, where[0], where[1], group,
+                                           block.get("points", 0), kit)
+        if write_it:
+            written = write(changed, sources, str(digest or ""), shown["diff"])
+            shown["written"] = [str(p) for p in written]
+        return shown
 
 
 def serve(out_dir: Path, port: int = 0, announce=print, open_browser: bool = True) -> None:

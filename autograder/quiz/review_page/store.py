@@ -106,6 +106,10 @@ class ReviewStore:
         block["groups"].insert(index + 1, new)
         self._save()
 
+    def find(self, quiz_id: str, question_id: str, index: int, first: str) -> tuple[dict, dict]:
+        """(question block, group) named by the page, as review.yaml holds them now."""
+        return self._find(quiz_id, question_id, index, first)
+
     def _find(self, quiz_id: str, question_id: str, index: int, first: str) -> tuple[dict, dict]:
         self._reload()
         block = (self.document.get(quiz_id) or {}).get(question_id)
