@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 from .. import paths
+from ..course import Parts, released
 
 FILES = Path(__file__).resolve().parent / "files"
 FIXED_TIME = (2024, 1, 1, 0, 0, 0)
@@ -19,20 +20,29 @@ EXECUTABLE = ("setup.sh", "run_autograder")
 TESTS_ONLY = "# tests only"  # a requirement so marked is left out (the test tooling has requirements-test.txt)
 
 
-def kit_files() -> dict[str, Path]:
+def kit_files(parts: Parts | None = None) -> dict[str, Path]:
     """What run_autograder needs: the engine, the graders, the reference, the handout (to recognise
-    untouched files) and the quizzes; never the student demo class or the kit's own tests."""
+    untouched files) and the quizzes; never the student demo class or the kit's own tests. `parts`: only
+    these parts of the course (default: what the course file releases). The zip holds no masters: there, the
+    handout folders it holds are the course's assignments (course.py), so it grades exactly these parts."""
+    parts = parts or released()
+    left_out = {f"test_{name}.py" for name in paths.ASSIGNMENTS if name not in parts.assignments}
     chosen = {}
     for path in sorted((paths.ROOT / "autograder").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
+        if path.is_file() and "__pycache__" not in path.parts and not (
+                path.parent == paths.GRADERS_DIR and path.name in left_out):
             chosen[path.relative_to(paths.ROOT).as_posix()] = path
-    for name in paths.ASSIGNMENTS:
+    for name in parts.assignments:
         chosen[f"solutions/{name}/{name}.py"] = paths.SOLUTIONS_DIR / name / f"{name}.py"
         for path in sorted((paths.ASSIGNMENTS_DIR / name).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith("."):
                 chosen[path.relative_to(paths.ROOT).as_posix()] = path
-    for path in sorted(paths.QUIZZES_DIR.glob("*.yaml")):
-        chosen[f"quizzes/{path.name}"] = path
+    from ..quiz import load_quizzes
+
+    for quiz in load_quizzes(paths.QUIZZES_DIR, formulas=False).values():
+        if parts.has_quiz(quiz.id):
+            path = Path(quiz.source_path)
+            chosen[f"quizzes/{path.name}"] = path
     for name in ("requirements.txt", "pyproject.toml"):
         chosen[name] = paths.ROOT / name
     for name in EXECUTABLE:
@@ -64,12 +74,12 @@ def review_decisions(out_dir: Path) -> tuple[Path, int, int]:
     return path, decided, len(groups) - decided
 
 
-def build_zip(target: Path, review: Path | None = None) -> Path:
+def build_zip(target: Path, review: Path | None = None, parts: Parts | None = None) -> Path:
     """The autograder zip; with `review` (an OUT/review.yaml), the decisions in it ride along as review.yaml at
     the top, which run_autograder applies to every submission graded with this zip (a regrade)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_suffix(".tmp")
-    files = kit_files()
+    files = kit_files(parts)
     if review is not None:
         files[paths.BUNDLED_REVIEW.name] = review
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as archive:
