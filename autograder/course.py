@@ -1,7 +1,7 @@
 """The course as content: which assignments and quizzes exist, and which of them are released now.
 
-An assignment is a master in source/ (`source/<name>.py`); where there are no masters (the Gradescope zip),
-the handout folders in assignments/ are the assignments. A quiz is a YAML file in quizzes/. Nothing is
+An assignment is a master in source/ (`source/<name>.py`); where there are no masters (the Gradescope zip,
+which holds the course file alone in source/), the handout folders in assignments/ are the assignments. A quiz is a YAML file in quizzes/. Nothing is
 registered by hand, so a new master is an assignment as soon as it exists.
 
 The course file, `source/course.yaml`, says in what order the parts come (`order:`, optional: masters it does
@@ -56,11 +56,12 @@ def discover_assignments(source_dir: Path, assignments_dir: Path, course_file: P
     without masters, the handout folders in `assignments_dir`; in the course file's `order`, then by name."""
     found = sorted(p.stem for p in source_dir.glob("*.py") if not p.name.startswith("_")) \
         if source_dir.is_dir() else []
-    if not found and assignments_dir.is_dir():
+    masters = bool(found)
+    if not masters and assignments_dir.is_dir():
         found = sorted(p.name for p in assignments_dir.iterdir() if (p / f"{p.name}.py").is_file())
     order = _names(_course_data(course_file).get("order"), "order", course_file)
     unknown = [name for name in order if name not in found]
-    if unknown and source_dir.is_dir():
+    if unknown and masters:
         raise CourseError(f"{course_file}: `order` names {', '.join(unknown)}, which has no master in "
                           f"{source_dir} (the masters: {', '.join(found) or 'none'})")
     listed = [name for name in order if name in found]

@@ -20,29 +20,33 @@ EXECUTABLE = ("setup.sh", "run_autograder")
 TESTS_ONLY = "# tests only"  # a requirement so marked is left out (the test tooling has requirements-test.txt)
 
 
-def kit_files(parts: Parts | None = None) -> dict[str, Path]:
+COURSE_FILE = "source/course.yaml"  # in the zip: the course file saying which parts it grades (course.py)
+
+
+def course_file_text(parts: Parts) -> str:
+    """The zip's course file: the course's assignments in order, and the parts released (the selection)."""
+    import yaml
+
+    return ("# Written by `make gradescope`: this zip grades the parts released here; the others are left alone.\n"
+            + yaml.safe_dump({"order": list(paths.ASSIGNMENTS), "released": parts.names()}, sort_keys=False))
+
+
+def kit_files() -> dict[str, Path]:
     """What run_autograder needs: the engine, the graders, the reference, the handout (to recognise
-    untouched files) and the quizzes; never the student demo class or the kit's own tests. `parts`: only
-    these parts of the course (default: what the course file releases). The zip holds no masters: there, the
-    handout folders it holds are the course's assignments (course.py), so it grades exactly these parts."""
-    parts = parts or released()
-    left_out = {f"test_{name}.py" for name in paths.ASSIGNMENTS if name not in parts.assignments}
+    untouched files) and the quizzes; never the student demo class or the kit's own tests. The whole course
+    goes in (a student's file of a part not released is then known, and left alone); the course file that
+    build_zip adds says which parts are graded."""
     chosen = {}
     for path in sorted((paths.ROOT / "autograder").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and not (
-                path.parent == paths.GRADERS_DIR and path.name in left_out):
+        if path.is_file() and "__pycache__" not in path.parts:
             chosen[path.relative_to(paths.ROOT).as_posix()] = path
-    for name in parts.assignments:
+    for name in paths.ASSIGNMENTS:
         chosen[f"solutions/{name}/{name}.py"] = paths.SOLUTIONS_DIR / name / f"{name}.py"
         for path in sorted((paths.ASSIGNMENTS_DIR / name).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith("."):
                 chosen[path.relative_to(paths.ROOT).as_posix()] = path
-    from ..quiz import load_quizzes
-
-    for quiz in load_quizzes(paths.QUIZZES_DIR, formulas=False).values():
-        if parts.has_quiz(quiz.id):
-            path = Path(quiz.source_path)
-            chosen[f"quizzes/{path.name}"] = path
+    for path in sorted(paths.QUIZZES_DIR.glob("*.yaml")):
+        chosen[f"quizzes/{path.name}"] = path
     for name in ("requirements.txt", "pyproject.toml"):
         chosen[name] = paths.ROOT / name
     for name in EXECUTABLE:
@@ -76,10 +80,12 @@ def review_decisions(out_dir: Path) -> tuple[Path, int, int]:
 
 def build_zip(target: Path, review: Path | None = None, parts: Parts | None = None) -> Path:
     """The autograder zip; with `review` (an OUT/review.yaml), the decisions in it ride along as review.yaml at
-    the top, which run_autograder applies to every submission graded with this zip (a regrade)."""
+    the top, which run_autograder applies to every submission graded with this zip (a regrade). `parts`: what
+    it grades (default: what the course file releases)."""
+    parts = parts or released()
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_suffix(".tmp")
-    files = kit_files(parts)
+    files = {**kit_files(), COURSE_FILE: paths.ROOT / COURSE_FILE}
     if review is not None:
         files[paths.BUNDLED_REVIEW.name] = review
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -87,7 +93,7 @@ def build_zip(target: Path, review: Path | None = None, parts: Parts | None = No
             info = zipfile.ZipInfo(name, FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = (0o755 if name in EXECUTABLE else 0o644) << 16
-            data = path.read_bytes()
+            data = course_file_text(parts).encode("utf-8") if name == COURSE_FILE else path.read_bytes()
             if name == "requirements.txt":
                 data = shipped_requirements(data.decode("utf-8")).encode("utf-8")
             archive.writestr(info, data)
