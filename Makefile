@@ -81,7 +81,15 @@ TEST_WORKERS ?= 2
 test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
-grade: $(STAMP) sandbox-tools
+# What is generated from the course (source/ and quizzes/: notebooks, graders, the demo class) is brought up to
+# date before grading, packing or building, whenever a master, the course file or a quiz changed since the last
+# generation: an edited quiz or master needs no `make assignments` of its own.
+GENERATED := $(VENV)/.generated-stamp
+$(GENERATED): $(STAMP) $(wildcard source/* quizzes/*.yaml quizzes/*.yml)
+	$(PY) -m autograder.cli assignments
+	touch $(GENERATED)
+
+grade: $(STAMP) sandbox-tools $(GENERATED)
 	ATTNKIT_VIA_MAKE=1 $(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(DUE),--due "$(DUE)") $(if $(PARTS),--parts "$(PARTS)")
 
 # The quiz answers `make grade` left to a person, on a page served on 127.0.0.1; then `make grade` again with
@@ -95,10 +103,10 @@ assignments: $(STAMP)
 check-assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments --check
 
-release: $(STAMP)
+release: $(STAMP) $(GENERATED)
 	$(PY) -m autograder.cli release $(if $(PARTS),--parts "$(PARTS)")
 
-gradescope: $(STAMP)
+gradescope: $(STAMP) $(GENERATED)
 	$(PY) -m autograder.cli gradescope $(if $(OUT),--review "$(OUT)") $(if $(PARTS),--parts "$(PARTS)")
 
 clean:
