@@ -22,6 +22,7 @@ DEMO_FILE = paths.SOURCE_DIR / "demo.yaml"  # who the demo students are: course 
 class DemoClass:
     mistakes: dict[str, dict[str, list[tuple[str, str]]]]  # student -> assignment -> [(right text, wrong text)]
     notebooks: tuple[str, ...] = ()
+    solutions: tuple[str, ...] = ()
     handouts: tuple[str, ...] = ()
     quiz_skill: dict[str, float] = field(default_factory=dict)
     broken_quiz: tuple[str, str, str] | None = None  # (student, answer file name, its text)
@@ -30,9 +31,9 @@ class DemoClass:
 
 def demo_class(path: Path = DEMO_FILE) -> DemoClass:
     """The demo class as source/demo.yaml describes it; without that file, one student hands in every
-    solution notebook and one every handout."""
+    solution notebook, one every solution and one every handout."""
     if not path.is_file():
-        return DemoClass({}, ("grace",), ("alan",))
+        return DemoClass({}, ("grace",), ("ada",), ("alan",))
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     unknown = sorted({a for student in (data.get("mistakes") or {}).values() for a in student}
                      - set(paths.ASSIGNMENTS))
@@ -42,7 +43,7 @@ def demo_class(path: Path = DEMO_FILE) -> DemoClass:
     return DemoClass(
         {student: {a: [(e["right"], e["wrong"]) for e in edits or []] for a, edits in assignments.items()}
          for student, assignments in (data.get("mistakes") or {}).items()},
-        tuple(data.get("notebooks") or ()), tuple(data.get("handouts") or ()),
+        tuple(data.get("notebooks") or ()), tuple(data.get("solutions") or ()), tuple(data.get("handouts") or ()),
         {student: float(share) for student, share in (data.get("quiz_skill") or {}).items()},
         (broken["student"], broken["file"], broken["text"]) if broken else None,
         (notation["student"], notation["sqrt"]) if notation else None)
@@ -92,6 +93,8 @@ def demo_files(demo: DemoClass | None = None) -> dict[str, str]:
         for assignment, mistakes in assignments.items():
             files[f"{student}/{assignment}.py"] = mutated(assignment, mistakes)
     for assignment in paths.ASSIGNMENTS:
+        for student in demo.solutions:
+            files[f"{student}/{assignment}.py"] = mutated(assignment, [])
         for student in demo.notebooks:
             files[f"{student}/{assignment}.ipynb"] = notebook_with_magic(assignment)
         handout = paths.ASSIGNMENTS_DIR / assignment / f"{assignment}.ipynb"

@@ -37,8 +37,8 @@ def graded(request, real_quizzes):
             for qid, answers in labelled.items() for entry in answers]
 
 
-def test_the_heldout_set_covers_every_free_text_question(real_quizzes, graded):
-    free_text = {q.id for quiz in real_quizzes.values() for q in quiz.questions
+def test_the_heldout_set_covers_every_free_text_question(lesson_quizzes, graded):
+    free_text = {q.id for quiz in lesson_quizzes.values() for q in quiz.questions
                  if q.type == "short_answer" and q.grading == "text"}
     assert len(graded) >= 300
     assert free_text <= {r["question"].id for r in graded}

@@ -31,9 +31,9 @@ def graded(real_quizzes):
     return rows
 
 
-def test_every_short_answer_and_numeric_question_has_eight_labelled_answers(real_quizzes):
+def test_every_short_answer_and_numeric_question_has_eight_labelled_answers(lesson_quizzes):
     labelled = yaml.safe_load(LABELLED.read_text(encoding="utf-8"))
-    for quiz in real_quizzes.values():
+    for quiz in lesson_quizzes.values():
         for question in quiz.questions:
             if question.type in ("short_answer", "numeric"):
                 kinds = {e["kind"] for e in labelled.get(question.id, [])}
