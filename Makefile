@@ -20,7 +20,7 @@ help:
 	@echo "make review [OUT=dir]             score the quiz answers grading left to you, on a local page (default OUT: out/demo)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release [PARTS=a,quiz:b]     pack the student handout into dist/ (PARTS: only these parts)"
-	@echo "make gradescope [OUT=dir]         build the Gradescope autograder zip into dist/ (with OUT: its review decisions)"
+	@echo "make gradescope [OUT=dir PARTS=a] build the Gradescope autograder zip into dist/ (with OUT: its review decisions)"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 	@echo "make browser-tools                install Debian's chromium where possible (the review page's browser test)"
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox), then bench-startup"

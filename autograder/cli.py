@@ -160,7 +160,8 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
             sys.exit(3)
         refuse(f"The results could not be written to {out} ({exc.strerror or type(exc).__name__}).")
-    record_source(out, submissions, roster, due, parts)  # `attnkit review` says how to grade again, with the same options
+    # `attnkit review` says how to grade again, with the same options
+    record_source(out, submissions, roster, due, parts)
     profiling.event("cli: outputs written")
     summarize(results, out, warnings, imported.skipped, joined, imported.identities)
     profiling.event("cli: summary printed")

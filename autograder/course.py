@@ -1,8 +1,8 @@
 """The course as content: which assignments and quizzes exist, and which of them are released now.
 
 An assignment is a master in source/ (`source/<name>.py`); where there are no masters (the Gradescope zip,
-which holds the course file alone in source/), the handout folders in assignments/ are the assignments. A quiz is a YAML file in quizzes/. Nothing is
-registered by hand, so a new master is an assignment as soon as it exists.
+which holds the course file alone in source/), the handout folders in assignments/ are the assignments. A
+quiz is a YAML file in quizzes/. Nothing is registered by hand: a new master is an assignment as it exists.
 
 The course file, `source/course.yaml`, says in what order the parts come (`order:`, optional: masters it does
 not list follow in name order) and which parts are released (`released:`, `all` when absent). `make grade`,

@@ -98,6 +98,21 @@ def test_the_shipped_course_file_is_read():
     assert set(course.released().assignments) <= set(ASSIGNMENTS)
 
 
+def test_a_regrade_keeps_the_selection(tmp_path, monkeypatch):
+    """The command printed to apply review decisions grades the same parts again (else the columns held back
+    would come back as 0s in the regrade)."""
+    from autograder.commands import grade_command, record_source
+
+    chosen = f"{ASSIGNMENTS[0]},{course.QUIZ_PREFIX}{QUIZZES[0]}"
+    record_source(tmp_path, tmp_path / "class", parts=chosen)
+    monkeypatch.delenv("ATTNKIT_VIA_MAKE", raising=False)
+    assert grade_command(tmp_path).endswith(f"--parts {chosen}")
+    monkeypatch.setenv("ATTNKIT_VIA_MAKE", "1")
+    assert grade_command(tmp_path).endswith(f"PARTS={chosen}")
+    record_source(tmp_path, tmp_path / "class")
+    assert "PARTS" not in grade_command(tmp_path)
+
+
 # --- handout and Gradescope zip: every selection -------------------------------------------------------------
 
 def test_every_selection_hands_out_and_packs_only_its_parts(tmp_path):

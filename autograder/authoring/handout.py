@@ -173,6 +173,7 @@ def student_readme(quizzes: dict[str, Quiz] | None = None, parts: Parts | None =
         "Hand in these files, with these names:",
         "",
     ]
+    lines = _released_only(lines, bool(assignments), bool(quizzes))
     for name in assignments:
         lines.append(f"- `{name}.ipynb` **or** `{name}.py` (if you hand in both, the one you changed is graded; "
                      "if you changed both, the notebook)")
@@ -186,3 +187,13 @@ def student_readme(quizzes: dict[str, Quiz] | None = None, parts: Parts | None =
         "",
     ]
     return "\n".join(lines)
+
+
+def _released_only(lines: list[str], assignments: bool, quizzes: bool) -> list[str]:
+    """The "Do the exercises" section without its code part when no assignment is released, and without its
+    quiz part when no quiz is: the handout speaks only of what it holds."""
+    code = next(i for i, line in enumerate(lines) if line.startswith("Each assignment comes twice"))
+    quiz = next(i for i, line in enumerate(lines) if line.startswith("**Quizzes:**"))
+    end = lines.index("## Hand in")
+    return lines[:code] + (lines[code:quiz] if assignments else []) + (lines[quiz:end] if quizzes else []) \
+        + lines[end:]

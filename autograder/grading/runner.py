@@ -112,14 +112,15 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
             _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
                          allow_weak, graders_dir, tick, warn, waiting)
         profiling.event("code graded")
-    from .quizzes import grade_class_quizzes, load_class_quizzes  # YAML and JSON Schema: not in front of the fork server's launch
+    # YAML and JSON Schema: not in front of the fork server's launch
+    from .quizzes import grade_class_quizzes, load_class_quizzes
 
     with tempfile.TemporaryDirectory(prefix="attnkit-nothing-") as nothing, inprocess.closing(server):
         # a refused folder (a link, a clash of names) has nothing to read: its quizzes score 0
         folders = {s.student_id: Path(s.quiz_folder or nothing) for s in students}
+        course_quizzes = quizzes_loaded() if quizzes_loaded else load_class_quizzes()
         quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn, server=server,
-                                      quizzes=[q for q in (quizzes_loaded() if quizzes_loaded else load_class_quizzes())
-                                               if parts.has_quiz(q.id)],
+                                      quizzes=[q for q in course_quizzes if parts.has_quiz(q.id)],
                                       found={s.student_id: s.quiz_files for s in students if s.quiz_files})
     profiling.event("quizzes graded")
     results = []
