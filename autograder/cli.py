@@ -325,7 +325,12 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
 def assignments(check: bool) -> None:
     """Generate notebooks, .py twins, public checks and hidden graders from source/."""
     from .authoring.generate import generate, stale_files
+    from .course import CourseError, assignments as course_assignments
 
+    try:
+        course_assignments()  # the course file read before anything is written: a broken one is refused whole
+    except CourseError as exc:
+        refuse(f"{exc}.")
     if check:
         stale = stale_files()
         for path in stale:

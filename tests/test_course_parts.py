@@ -98,6 +98,28 @@ def test_the_shipped_course_file_is_read():
     assert set(course.released().assignments) <= set(ASSIGNMENTS)
 
 
+def test_every_master_is_an_assignment_in_the_course_order(tmp_path):
+    """No list to keep: a master is an assignment as it exists; `order` places the ones it names first; a name
+    in `order` with no master is refused; without masters (the Gradescope zip) the handout folders count."""
+    source, handouts, course_file = tmp_path / "source", tmp_path / "assignments", tmp_path / "course.yaml"
+    source.mkdir()
+    for name in ("zeta", "alpha", "_helper", "mid"):
+        (source / f"{name}.py").write_text("# %% [markdown]\n# x\n", encoding="utf-8")
+    assert course.discover_assignments(source, handouts, course_file) == ("alpha", "mid", "zeta")
+    course_file.write_text("order: [zeta, alpha]\n", encoding="utf-8")
+    assert course.discover_assignments(source, handouts, course_file) == ("zeta", "alpha", "mid")
+    course_file.write_text("order: [zeta, omega]\n", encoding="utf-8")
+    with pytest.raises(course.CourseError, match="omega"):
+        course.discover_assignments(source, handouts, course_file)
+    for name in ("beta", "gamma"):
+        (handouts / name).mkdir(parents=True)
+        (handouts / name / f"{name}.py").write_text("", encoding="utf-8")
+    (handouts / "stray").mkdir()  # no handout file in it: not an assignment
+    course_file.write_text("order: [gamma, beta, omega]\n", encoding="utf-8")
+    assert course.discover_assignments(tmp_path / "no-masters", handouts, course_file) == ("gamma", "beta")
+    assert paths.ASSIGNMENTS == course.discover_assignments(paths.SOURCE_DIR, tmp_path, course.COURSE_FILE)
+
+
 def test_a_regrade_keeps_the_selection(tmp_path, monkeypatch):
     """The command printed to apply review decisions grades the same parts again (else the columns held back
     would come back as 0s in the regrade)."""
