@@ -108,7 +108,7 @@ def every_part(all_assignments: tuple[str, ...] | None = None, all_quizzes: tupl
 
 
 def select(names: list[str] | str | None, all_assignments: tuple[str, ...] | None = None,
-           all_quizzes: tuple[str, ...] | None = None, where: str = "PARTS") -> Parts:
+           all_quizzes: tuple[str, ...] | None = None, where: str = "PARTS (--parts)") -> Parts:
     """The parts named (`attention_scores`, `quiz:attention_score`, or `all`), in the course's order. An unknown
     name or an empty selection is refused, naming the parts that exist."""
     if isinstance(names, str):
