@@ -22,7 +22,18 @@ def contradiction_problems(raw: dict, languages: tuple[str, ...], formulas: bool
     same = _reader(raw, languages, formulas)
     if same is None:
         return []
-    return [_sentence(a, b, how) for a, b in _pairs(entries(raw)) if (how := _safely(same, a[1], b[1]))]
+    return _once_each((a, b, how) for a, b in _pairs(entries(raw)) if (how := _safely(same, a[1], b[1])))
+
+
+def _once_each(found: Iterable[tuple[Entry, Entry, str]]) -> list[str]:
+    """One sentence per misconception at fault (its first contradiction): one fix per line for the author."""
+    told: set[str] = set()
+    problems = []
+    for a, b, how in found:
+        if b[0] not in told:
+            told.add(b[0])
+            problems.append(_sentence(a, b, how))
+    return problems
 
 
 def entries(raw: dict) -> list[Entry]:
@@ -101,8 +112,6 @@ def _formulas(raw: dict) -> Callable[[Any, Any], str]:
                                                          for k, v in (spec.get("aliases") or {}).items()})
 
     def same(a: Any, b: Any) -> str:
-        if normalize_answer(a) == normalize_answer(b):
-            return "are the same text"
         return "are the same formula under sympy" if compare_formula(a, str(b), vocabulary, spec.get("factor")).equal \
             else ""
     return same
@@ -190,13 +199,13 @@ def code_contradictions(question: Any, evaluator: Any) -> list[str]:
         if all(not isinstance(v, str) and v is not None for v in outputs.values()):
             computed.append(((label, text, listed), outputs))
     points = {f"'misconceptions[{i}]'": m.points for i, m in enumerate(question.misconceptions)}
-    problems = []
-    for i, (a, x) in enumerate(computed):
-        for b, y in computed[i + 1:]:
-            # two misconceptions computing alike are both used when they score alike (each matches as written,
-            # e.g. `F.softmax(scores)` beside `dim=0`); scored differently, the list's order would decide
-            if not (a[2] or b[2]) or (a[2] and b[2] and points[a[0]] == points[b[0]]):
-                continue
-            if any(all(same_tensor(x.get((v, s)), y.get((v, s))) for s in seeds) for v in variants):
-                problems.append(_sentence(a, b, "compute the same tensors on the question's inputs"))
-    return problems
+    def found() -> Iterable[tuple[Entry, Entry, str]]:
+        for i, (a, x) in enumerate(computed):
+            for b, y in computed[i + 1:]:
+                # two misconceptions computing alike are both used when they score alike (each matches as
+                # written, e.g. `F.softmax(scores)` beside `dim=0`); scored differently, the list's order decides
+                if not (a[2] or b[2]) or (a[2] and b[2] and points[a[0]] == points[b[0]]):
+                    continue
+                if any(all(same_tensor(x.get((v, s)), y.get((v, s))) for s in seeds) for v in variants):
+                    yield a, b, "compute the same tensors on the question's inputs"
+    return _once_each(found())

@@ -299,13 +299,10 @@ def computed_contradictions(quiz: Quiz) -> list[tuple[str, str]]:
     questions = [q for q in quiz.questions if q.code is not None]
     if not questions:
         return []
-    from .code_answers import CodeEvaluator
+    from .outcome import shared_evaluator  # one sandbox per process, as code answers graded outside a class
 
-    evaluator = CodeEvaluator()
-    try:
-        return [(f"question {q.id}", text) for q in questions for text in code_contradictions(q, evaluator)]
-    finally:
-        evaluator.close()
+    evaluator = shared_evaluator()
+    return [(f"question {q.id}", text) for q in questions for text in code_contradictions(q, evaluator)]
 
 
 def load_quiz(path: PathLike, formulas: bool = True, code: bool = False) -> Quiz:
