@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 from .normalize import normalize_answer
 
 Entry = tuple[str, Any, bool]  # (label for the author, the text as written, is it a listed misconception)
+RIGHT = ("the key", "'accepted[")  # labels of right answers; 'scored[i]' answers have the score the quiz fixes
 
 
 def contradiction_problems(raw: dict, languages: tuple[str, ...], formulas: bool = True) -> list[str]:
@@ -46,6 +47,7 @@ def entries(raw: dict) -> list[Entry]:
     if raw.get("code"):
         right.append(("the key", raw["code"]["answer"], False))
     right += [(f"'accepted[{i}]'", a, False) for i, a in enumerate(raw.get("accepted", []))]
+    right += [(f"'scored[{i}]'", item["answer"], False) for i, item in enumerate(raw.get("scored", []))]
     listed = [(f"'misconceptions[{i}]'", m["answer"], True) for i, m in enumerate(raw.get("misconceptions", []))]
     return right + listed
 
@@ -61,8 +63,10 @@ def _pairs(items: list[Entry]) -> Iterable[tuple[Entry, Entry]]:
 def _sentence(a: Entry, b: Entry, how: str) -> str:
     if a[2] and b[2]:
         why = "an answer that is both is scored by the first alone, whatever the second declares"
-    else:
+    elif a[0].startswith(RIGHT):
         why = "a right answer would be scored as the listed mistake, or the mistake as right"
+    else:
+        why = "an answer that is both gets the score 'scored' fixes, never the misconception's"
     return f"{a[0]} {a[1]!r} and {b[0]} {b[1]!r} {how}: {why}"
 
 

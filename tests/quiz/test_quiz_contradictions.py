@@ -147,3 +147,13 @@ def test_code_that_computes_a_misconception_or_the_key_is_refused_when_run():
     message = _refused(data, raw["id"], key, f"({key}) * 1.0", code=True)
     assert repr(listed) in message and repr(f"({listed}) + 0.0") in message
     assert "compute the same tensors" in message and len(message.splitlines()) == 2
+
+
+@pytest.mark.parametrize("quiz_file, qid", [(path.name, raw["id"]) for path in QUIZ_FILES
+                                            for raw in _data(path)["questions"] if raw.get("scored")][:3])
+def test_a_misconception_that_reads_as_a_scored_answer_is_refused(quiz_file, qid):
+    def add(raw):
+        raw["misconceptions"] = [{"answer": raw["scored"][0]["answer"].upper(), "says": "also a partial answer"}]
+    data = _with(quiz_file, qid, add)
+    listed = data["questions"][0]["misconceptions"][0]["answer"]
+    assert "'scored[0]'" in _refused(data, qid, listed)
