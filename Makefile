@@ -8,6 +8,7 @@ OUT ?=
 ROSTER ?=
 DUE ?=
 N ?= 200
+PARTS ?=
 
 .PHONY: help setup test grade review assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
         sweep mutants sandbox-tools browser-tools clean quiz-learn bench-learn \
@@ -15,11 +16,11 @@ N ?= 200
 
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
-	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv DUE=2026-11-25T23:59-08:00]  grade a class (default: the demo class)"
+	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv DUE=2026-11-25T23:59-08:00 PARTS=attention_scores,quiz:attention_score]  grade a class (default: the demo class)"
 	@echo "make review [OUT=dir]             score the quiz answers grading left to you, on a local page (default OUT: out/demo)"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
-	@echo "make release                      pack the student handout into dist/"
-	@echo "make gradescope [OUT=dir]         build the Gradescope autograder zip into dist/ (with OUT: its review decisions)"
+	@echo "make release [PARTS=a,quiz:b]     pack the student handout into dist/ (PARTS: only these parts)"
+	@echo "make gradescope [OUT=dir PARTS=a] build the Gradescope autograder zip into dist/ (with OUT: its review decisions)"
 	@echo "make report-screenshots           grade the demo class, then screenshot class reports in headless Chromium"
 	@echo "make browser-tools                install Debian's chromium where possible (the review page's browser test)"
 	@echo "make bench [N=200]                time grading per submission (docs/isolation.md: sandbox), then bench-startup"
@@ -80,8 +81,16 @@ TEST_WORKERS ?= 2
 test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
-grade: $(STAMP) sandbox-tools
-	ATTNKIT_VIA_MAKE=1 $(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(DUE),--due "$(DUE)")
+# What is generated from the course (source/ and quizzes/: notebooks, graders, the demo class) is brought up to
+# date before grading, packing or building, whenever a master, the course file or a quiz changed since the last
+# generation: an edited quiz or master needs no `make assignments` of its own.
+GENERATED := $(VENV)/.generated-stamp
+$(GENERATED): $(STAMP) $(wildcard source/* quizzes/*.yaml quizzes/*.yml)
+	$(PY) -m autograder.cli assignments
+	touch $(GENERATED)
+
+grade: $(STAMP) sandbox-tools $(GENERATED)
+	ATTNKIT_VIA_MAKE=1 $(PY) -m autograder.cli grade $(if $(SUBMISSIONS),"$(SUBMISSIONS)") $(if $(OUT),--out "$(OUT)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(DUE),--due "$(DUE)") $(if $(PARTS),--parts "$(PARTS)")
 
 # The quiz answers `make grade` left to a person, on a page served on 127.0.0.1; then `make grade` again with
 # the same OUT applies the decisions. Nothing to review: one sentence, no page.
@@ -94,11 +103,11 @@ assignments: $(STAMP)
 check-assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments --check
 
-release: $(STAMP)
-	$(PY) -m autograder.cli release
+release: $(STAMP) $(GENERATED)
+	$(PY) -m autograder.cli release $(if $(PARTS),--parts "$(PARTS)")
 
-gradescope: $(STAMP)
-	$(PY) -m autograder.cli gradescope $(if $(OUT),--review "$(OUT)")
+gradescope: $(STAMP) $(GENERATED)
+	$(PY) -m autograder.cli gradescope $(if $(OUT),--review "$(OUT)") $(if $(PARTS),--parts "$(PARTS)")
 
 clean:
 	rm -rf out dist build *.egg-info

@@ -48,8 +48,11 @@ def main() -> None:
 @click.option("--due", default=None, metavar="DATETIME",
               help="The deadline, with a time zone (2026-11-25T23:59-08:00): where the download gives submission "
                    "times but not lateness (Gradescope, nbgrader without due dates), a later time is late.")
+@click.option("--parts", default=None, metavar="PARTS",
+              help="Only these parts, comma-separated: assignment names and quiz:<quiz id> (default: the course "
+                   "file's `released:`, source/course.yaml). A part not selected appears nowhere.")
 def grade(submissions: Path | None, out: Path | None, workers: int | None, isolation: str, allow_weak: bool,
-          roster: Path | None, due: str | None) -> None:
+          roster: Path | None, due: str | None, parts: str | None) -> None:
     """Grade every student in SUBMISSIONS (default: the bundled demo class): folders, a Canvas download, a
     Gradescope export, an nbgrader course root, or a zip of any of them."""
     from . import profiling
@@ -80,11 +83,13 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--due") from None
 
+    selected = chosen_parts(parts)
     submissions = submissions or paths.DEMO_CLASS_DIR
     out = out or default_out(submissions)
     refuse(refusal(submissions, out, workers))
     try:
-        imported = import_class(submissions, out / STATE / IMPORT, list(paths.ASSIGNMENTS), shipped_stubs())
+        imported = import_class(submissions, out / STATE / IMPORT, list(selected.assignments),
+                                shipped_stubs(selected.assignments))
     except NotAClass as exc:
         refuse(f"{exc}.")
     except OSError as exc:
@@ -134,7 +139,8 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
 
         try:
             results = grade_class(submissions, out, workers=workers, isolation=isolation, progress=progress,
-                                  warn=warn, allow_weak=allow_weak, announce=announce, imported=imported)
+                                  warn=warn, allow_weak=allow_weak, announce=announce, imported=imported,
+                                  parts=selected)
         except (SandboxUnavailable, DiskFull) as exc:
             bar.stop()
             show(str(exc), "bold red")
@@ -154,12 +160,27 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
             console.print(str(DiskFull(out)), style="bold red", markup=False, highlight=False)
             sys.exit(3)
         refuse(f"The results could not be written to {out} ({exc.strerror or type(exc).__name__}).")
-    record_source(out, submissions, roster, due)  # `attnkit review` says how to grade again, with the same options
+    # `attnkit review` says how to grade again, with the same options
+    record_source(out, submissions, roster, due, parts)
     profiling.event("cli: outputs written")
     summarize(results, out, warnings, imported.skipped, joined, imported.identities)
     profiling.event("cli: summary printed")
     if any(r.grader_errors for r in results):
         sys.exit(2)
+
+
+def chosen_parts(parts: str | None):
+    """The course's parts a command works on (course.py); an unknown part refuses the run, naming those that
+    exist. Says which parts when not every part is chosen."""
+    from .course import CourseError, chosen
+
+    try:
+        selected = chosen(parts)
+    except CourseError as exc:
+        refuse(f"{exc}.")
+    if selected.quizzes is not None or selected.assignments != paths.ASSIGNMENTS:
+        show(f"parts: {selected.describe()} (the others are left out of every output)")
+    return selected
 
 
 def refusal(submissions: Path, out: Path, workers: int | None) -> str | None:
@@ -305,7 +326,12 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
 def assignments(check: bool) -> None:
     """Generate notebooks, .py twins, public checks and hidden graders from source/."""
     from .authoring.generate import generate, stale_files
+    from .course import CourseError, assignments as course_assignments
 
+    try:
+        course_assignments()  # the course file read before anything is written: a broken one is refused whole
+    except CourseError as exc:
+        refuse(f"{exc}.")
     if check:
         stale = stale_files()
         for path in stale:
@@ -318,11 +344,14 @@ def assignments(check: bool) -> None:
 @main.command()
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               default=paths.ROOT / "dist" / "attention-kit-student.zip")
-def release(out: Path) -> None:
+@click.option("--parts", default=None, metavar="PARTS",
+              help="Only these parts, comma-separated: assignment names and quiz:<quiz id> (default: the course "
+                   "file's `released:`, source/course.yaml). A part not selected appears nowhere.")
+def release(out: Path, parts: str | None) -> None:
     """Pack what students get into one archive."""
     from .authoring.release import build_release
 
-    console.print(f"wrote {build_release(out)}")
+    console.print(f"wrote {build_release(out, parts=chosen_parts(parts))}")
 
 
 @main.command()
@@ -331,7 +360,10 @@ def release(out: Path) -> None:
 @click.option("--review", "graded", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="A graded OUT folder: bundle its review.yaml, so that a regrade on Gradescope applies the "
                    "decisions made with `make review`.")
-def gradescope(out: Path, graded: Path | None) -> None:
+@click.option("--parts", default=None, metavar="PARTS",
+              help="Only these parts, comma-separated: assignment names and quiz:<quiz id> (default: the course "
+                   "file's `released:`, source/course.yaml). A part not selected appears nowhere.")
+def gradescope(out: Path, graded: Path | None, parts: str | None) -> None:
     """Build the Gradescope autograder zip (same engine, graders and sandbox)."""
     from .gradescope.build import ReviewRefused, build_zip, review_decisions
 
@@ -341,7 +373,8 @@ def gradescope(out: Path, graded: Path | None) -> None:
             review, decided, undecided = review_decisions(graded)
         except ReviewRefused as exc:
             refuse(f"{exc}.")
-    console.print(f"wrote {build_zip(out, review)}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"wrote {build_zip(out, review, chosen_parts(parts))}", markup=False, highlight=False,
+                  soft_wrap=True)
     if review is not None and not decided:
         console.print(f"{review} holds no decision yet ({undecided} group(s) to score): the zip applies none; run "
                       f"`{review_command(graded)}` first.", markup=False, highlight=False, soft_wrap=True)

@@ -73,6 +73,7 @@ def grade_command(out: Path) -> str | None:
     given = dict(line.split("=", 1) for line in lines[1:] if "=" in line)  # roster=..., due=...
     roster = Path(given["roster"]) if given.get("roster") else None
     due = given.get("due") or None
+    parts = given.get("parts") or None  # the selection graded (PARTS=...): a regrade keeps it
     demo = submissions == paths.DEMO_CLASS_DIR
     if _under_make():
         words = ["make grade"] + ([] if demo else [f"SUBMISSIONS={_shown(submissions)}"])
@@ -82,12 +83,16 @@ def grade_command(out: Path) -> str | None:
             words.append(f"ROSTER={_shown(roster)}")
         if due:
             words.append(f"DUE={shlex.quote(due)}")
+        if parts:
+            words.append(f"PARTS={shlex.quote(parts)}")
         return " ".join(words)
     return " ".join([_program(), "grade", *([] if demo else [_shown(submissions)]), "--out", _shown(out),
-                     *(["--roster", _shown(roster)] if roster else []), *(["--due", shlex.quote(due)] if due else [])])
+                     *(["--roster", _shown(roster)] if roster else []), *(["--due", shlex.quote(due)] if due else []),
+                     *(["--parts", shlex.quote(parts)] if parts else [])])
 
 
-def record_source(out: Path, submissions: Path, roster: Path | None = None, due: str | None = None) -> None:
+def record_source(out: Path, submissions: Path, roster: Path | None = None, due: str | None = None,
+                  parts: str | None = None) -> None:
     from .results import write_atomic
 
     lines = [str(submissions.resolve())]
@@ -95,4 +100,6 @@ def record_source(out: Path, submissions: Path, roster: Path | None = None, due:
         lines.append(f"roster={roster.resolve()}")
     if due:
         lines.append(f"due={' '.join(due.split())}")  # one line: a due date cannot forge another entry
+    if parts:
+        lines.append(f"parts={' '.join(parts.split())}")
     write_atomic(out / GRADED_FROM, "\n".join(lines) + "\n")

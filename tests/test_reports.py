@@ -151,17 +151,21 @@ def test_demo_canvas_csv_matches_the_gradebook(demo):
     out, _, results = demo
     rows = parse_csv((out / "canvas.csv").read_text(encoding="utf-8"))
     header, points, students = rows[0], rows[1], rows[2:]
-    assert header == STUDENT_COLUMNS + ["attention_scores code", "single_head_attention code",
-                                        "quiz attention", "quiz attention_score"]
+    from autograder import course, paths
+
+    quizzes = course.quiz_ids()
+    assert header == STUDENT_COLUMNS + [f"{a} code" for a in paths.ASSIGNMENTS] + [f"quiz {q}" for q in quizzes]
+    first_quiz = len(STUDENT_COLUMNS) + len(paths.ASSIGNMENTS)
+    quiz_cells = slice(first_quiz, first_quiz + len(quizzes))
     assert points[:5] == ["    Points Possible", "", "", "", ""]  # as Canvas exports it
     with open(out / "gradebook.csv", newline="", encoding="utf-8") as handle:
         gradebook = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert sorted(row[0] for row in students) == sorted(gradebook) == sorted(r.student_id for r in results)
-    assert any("" in row[7:9] for row in students)  # the demo has quiz answers waiting for review
+    assert any("" in row[quiz_cells] for row in students)  # the demo has quiz answers waiting for review
     for row in students:
         assert row[1] == row[2] == row[3] == row[4] == ""  # plain folders: no id, and a folder name is no login
         assert sum(float(cell) for cell in points[5:]) == pytest.approx(float(gradebook[row[0]]["max_score"]))
-        for cell, quiz_id in ((row[7], "attention"), (row[8], "attention_score")):
+        for cell, quiz_id in zip(row[quiz_cells], quizzes):
             # a quiz with answers waiting for review is not final: Canvas gets no cell for it yet
             assert cell == gradebook[row[0]][f"quiz:{quiz_id}"] or (cell == "" and float(gradebook[row[0]]["pending"]) > 0)
         if "" not in row[5:]:
@@ -177,7 +181,12 @@ def test_demo_summary_is_printed(demo):
     # every failure of the demo is diagnosed or in a part where a check found a mistake
     assert "Failed for no diagnosed reason:" not in run.stderr and "misconceptions (tags" not in run.stderr
     # margaret handed in no single_head_attention file: not handed in, not "could not be graded"
-    assert "Could not be graded: 0 student(s)" in run.stderr and "Not handed in: 1 student(s)" in run.stderr
+    from autograder import paths
+
+    missing = [s for s in paths.DEMO_CLASS_DIR.iterdir() if any(
+        not (s / f"{a}.py").exists() and not (s / f"{a}.ipynb").exists() for a in paths.ASSIGNMENTS)]
+    assert "Could not be graded: 0 student(s)" in run.stderr
+    assert f"Not handed in: {len(missing)} student(s)" in run.stderr
     assert "Grader problems (not the students' fault): 0 check(s)" in run.stderr
     assert str(out / "report.html") in run.stderr.replace("\n", "")
 

@@ -97,10 +97,10 @@ def bad_class() -> dict[str, dict[str, str | bytes]]:
         "near the limit": {f"{AS}.py": padded(solution, MAX_PY_BYTES - 2000, '\\"\x01')},
         "nested too deeply": {f"{AS}.py": solution + "\nx = " + "1+" * 200_000 + "1\n"},
         "parser memory": {f"{AS}.py": solution + "\nx = " + "-" * 100_000 + "1\n"},
-        "handout folder": {f"attention-kit/{a}/{a}.py": solution_text(a) for a in (AS, SHA)},
-        "flat twin": {f"{a}.py": solution_text(a) for a in (AS, SHA)},
-        "zip top folder": {f"ada-submission/{a}.py": solution_text(a) for a in (AS, SHA)},
-        "two sub-folders": {f"part{i}/{a}.py": solution_text(a) for i, a in enumerate((AS, SHA))},
+        "handout folder": {f"attention-kit/{a}/{a}.py": solution_text(a) for a in paths.ASSIGNMENTS},
+        "flat twin": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS},
+        "zip top folder": {f"ada-submission/{a}.py": solution_text(a) for a in paths.ASSIGNMENTS},
+        "two sub-folders": {f"part{i}/{a}.py": solution_text(a) for i, a in enumerate(paths.ASSIGNMENTS)},
         ".hidden student": {f"{AS}.py": solution},
         "renamed": {"Attention_Scores.py": solution, f"{SHA} (1).py": solution_text(SHA)},
     }
@@ -223,7 +223,7 @@ def test_missing_file_and_empty_folder(graded):
     assert points(results["missing file"], AS) == full(AS)
     assert "no single_head_attention.py or single_head_attention.ipynb in the submission" in \
         results["missing file"].problems
-    assert len(results["empty"].problems) == 2
+    assert len(results["empty"].problems) == len(paths.ASSIGNMENTS)  # one per assignment of the course
     assert results["empty"].score == 0 and results["empty"].max_score == results["missing file"].max_score
 
 

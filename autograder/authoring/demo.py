@@ -1,11 +1,13 @@
 """The bundled demo class, derived from the solutions and handouts so it never drifts from them.
 
-Each student is the reference solution with the realistic mistakes listed here (exact text
+Each student is the reference solution with the realistic mistakes listed in source/demo.yaml (exact text
 replacements), or the handout itself. `make assignments` writes it to demo/submissions/.
 """
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import nbformat
 import yaml
@@ -13,37 +15,38 @@ import yaml
 from .. import paths
 from ..quiz import Quiz, load_quizzes
 
-SCORES, LAYER = "attention_scores", "single_head_attention"
+DEMO_FILE = paths.SOURCE_DIR / "demo.yaml"  # who the demo students are: course content, beside the masters
 
-# student -> assignment -> [(correct text, the student's version)]; an absent assignment was not handed in
-MISTAKES = {
-    "ada": {SCORES: [], LAYER: []},
-    "linus": {
-        SCORES: [("return Q @ K.transpose(-2, -1) / math.sqrt(d_k)", "return Q @ K.transpose(-2, -1) / d_k"),
-                 ("    return F.softmax(scores, dim=-1)", "    return F.softmax(scores, dim=1)")],
-        LAYER: [('''    scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])  # score
-    if mask is not None:
-        scores = scores.masked_fill(mask == 0, float("-inf"))  # mask
-    weights = F.softmax(scores, dim=-1)                        # softmax over keys''',
-                 '''    scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
-    weights = F.softmax(scores, dim=-1)
-    if mask is not None:
-        weights = weights * mask  # mask after softmax''')],
-    },
-    "margaret": {SCORES: [("    return Q @ K.transpose(-2, -1)\n", "    return K @ Q.transpose(-2, -1)\n")]},
-    "barbara lee": {
-        SCORES: [("return -torch.special.xlogy(weights, weights).sum(dim=-1)",
-                  "return -(weights * weights.log()).sum(dim=-1)")],
-        LAYER: [("Q, K, V = self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv)",
-                 "Q, K, V = self.W_Q(x_q), self.W_K(x_q), self.W_V(x_q)")],
-    },
-}
-QUIZ_SKILL = {"ada": 1.0, "grace": 0.8, "linus": 0.6, "barbara lee": 0.4}  # share answered right
-# A LaTeX answer in double quotes and an unquoted colon: invalid YAML, read one answer at a time.
-BROKEN_QUIZ = ("margaret", "quiz_attention.yaml",
-               'att-01: "softmax(QK^T/\\sqrt{d_k}) V"\natt-02: false\natt-07: it removes the bottleneck: '
-               'the decoder sees all encoder states instead of one final vector\n')
-NOTATION = ("grace", "√d_k")  # answers "square root of d_k" in the notation the normaliser accepts
+
+@dataclass(frozen=True)
+class DemoClass:
+    mistakes: dict[str, dict[str, list[tuple[str, str]]]]  # student -> assignment -> [(right text, wrong text)]
+    notebooks: tuple[str, ...] = ()
+    solutions: tuple[str, ...] = ()
+    handouts: tuple[str, ...] = ()
+    quiz_skill: dict[str, float] = field(default_factory=dict)
+    broken_quiz: tuple[str, str, str] | None = None  # (student, answer file name, its text)
+    notation: tuple[str, str] | None = None  # (student, how that student writes a square root)
+
+
+def demo_class(path: Path = DEMO_FILE) -> DemoClass:
+    """The demo class as source/demo.yaml describes it; without that file, one student hands in every
+    solution notebook, one every solution and one every handout."""
+    if not path.is_file():
+        return DemoClass({}, ("grace",), ("ada",), ("alan",))
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    unknown = sorted({a for student in (data.get("mistakes") or {}).values() for a in student}
+                     - set(paths.ASSIGNMENTS))
+    if unknown:
+        raise ValueError(f"{path.name} names {', '.join(unknown)}, which has no master in source/")
+    broken, notation = data.get("broken_quiz"), data.get("notation")
+    return DemoClass(
+        {student: {a: [(e["right"], e["wrong"]) for e in edits or []] for a, edits in assignments.items()}
+         for student, assignments in (data.get("mistakes") or {}).items()},
+        tuple(data.get("notebooks") or ()), tuple(data.get("solutions") or ()), tuple(data.get("handouts") or ()),
+        {student: float(share) for student, share in (data.get("quiz_skill") or {}).items()},
+        (broken["student"], broken["file"], broken["text"]) if broken else None,
+        (notation["student"], notation["sqrt"]) if notation else None)
 
 
 def mutated(assignment: str, mistakes: list[tuple[str, str]]) -> str:
@@ -82,21 +85,27 @@ def quiz_answers(quiz: Quiz, skill: float, rng: random.Random, sqrt_as: str | No
     return yaml.safe_dump(answers, allow_unicode=True, sort_keys=False)
 
 
-def demo_files() -> dict[str, str]:
+def demo_files(demo: DemoClass | None = None) -> dict[str, str]:
     """Path below demo/submissions -> content."""
+    demo = demo or demo_class()
     files = {}
-    for student, assignments in MISTAKES.items():
+    for student, assignments in demo.mistakes.items():
         for assignment, mistakes in assignments.items():
             files[f"{student}/{assignment}.py"] = mutated(assignment, mistakes)
-    for assignment in (SCORES, LAYER):
-        files[f"grace/{assignment}.ipynb"] = notebook_with_magic(assignment)
+    for assignment in paths.ASSIGNMENTS:
+        for student in demo.solutions:
+            files[f"{student}/{assignment}.py"] = mutated(assignment, [])
+        for student in demo.notebooks:
+            files[f"{student}/{assignment}.ipynb"] = notebook_with_magic(assignment)
         handout = paths.ASSIGNMENTS_DIR / assignment / f"{assignment}.ipynb"
-        files[f"alan/{assignment}.ipynb"] = handout.read_text(encoding="utf-8")
+        for student in demo.handouts:
+            files[f"{student}/{assignment}.ipynb"] = handout.read_text(encoding="utf-8")
     rng = random.Random(3)
-    for student, skill in QUIZ_SKILL.items():
+    for student, skill in demo.quiz_skill.items():
         for quiz in load_quizzes(paths.QUIZZES_DIR).values():
-            sqrt_as = NOTATION[1] if student == NOTATION[0] else None
+            sqrt_as = demo.notation[1] if demo.notation and student == demo.notation[0] else None
             files[f"{student}/quiz_{quiz.id}.yaml"] = quiz_answers(quiz, skill, rng, sqrt_as)
-    student, name, text = BROKEN_QUIZ
-    files[f"{student}/{name}"] = text
+    if demo.broken_quiz:
+        student, name, text = demo.broken_quiz
+        files[f"{student}/{name}"] = text
     return files

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from .. import paths
+from ..course import Parts, released
 from ..quiz import Quiz, answer_file_name, load_quizzes
 from .master import read_master
 
@@ -27,15 +28,15 @@ def student_requirements() -> str:
     return "\n".join(lines + [f"{name}=={version}" for name, version in pinned_versions().items()]) + "\n"
 
 
-def assignment_points() -> dict[str, dict[str, float]]:
+def assignment_points(assignments: tuple[str, ...] | None = None) -> dict[str, dict[str, float]]:
     """assignment -> exercise -> points (from the hidden tests' points markers)."""
     return {name: {e: p for e, p in read_master(paths.SOURCE_DIR / f"{name}.py").points().items() if p}
-            for name in paths.ASSIGNMENTS}
+            for name in (paths.ASSIGNMENTS if assignments is None else assignments)}
 
 
-def assignment_titles() -> dict[str, str]:
+def assignment_titles(assignments: tuple[str, ...] | None = None) -> dict[str, str]:
     titles = {}
-    for name in paths.ASSIGNMENTS:
+    for name in paths.ASSIGNMENTS if assignments is None else assignments:
         first = next(c.source for c in read_master(paths.SOURCE_DIR / f"{name}.py").cells if c.role == "markdown")
         titles[name] = first.splitlines()[0].lstrip("# ").strip()
     return titles
@@ -45,37 +46,67 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def student_readme(quizzes: dict[str, Quiz] | None = None) -> str:
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def counted(count: int, singular: str, plural: str) -> str:
+    """"two programming assignments", "one quiz": a count in words (figures from 11 on)."""
+    word = _NUMBERS[count] if count < len(_NUMBERS) else str(count)
+    return f"{word} {singular if count == 1 else plural}"
+
+
+def contents_sentence(titles: list[str], quizzes: list[Quiz]) -> str:
+    """What the handout holds, counted from what exists: "Two programming assignments and two knowledge-check
+    quizzes for the lessons *Attention* and *Attention Score* (Module 10.1)."."""
+    held = [counted(len(titles), "programming assignment", "programming assignments")] if titles else []
+    held += [counted(len(quizzes), "knowledge-check quiz", "knowledge-check quizzes")] if quizzes else []
+    text = " and ".join(held) or "nothing yet"
+    lessons = list(dict.fromkeys(q.lesson_name for q in quizzes)) or titles
+    shared = re.fullmatch(r".*?( \([^()]+\))", lessons[0]) if len(lessons) > 1 else None
+    if shared and all(name.endswith(shared.group(1)) for name in lessons):  # "(Module 10.1)" said once
+        lessons = [name.removesuffix(shared.group(1)) for name in lessons]
+    if lessons:
+        named = [f"*{name}*" for name in lessons]
+        text += (" for the lesson " if len(named) == 1 else " for the lessons ") + \
+            (named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1])
+        text += shared.group(1) if shared else ""
+    return text[0].upper() + text[1:] + "."
+
+
+def student_readme(quizzes: dict[str, Quiz] | None = None, parts: Parts | None = None) -> str:
+    """The handout's README for `parts` of the course (default: what the course file releases)."""
+    parts = parts or released()
     quizzes = quizzes if quizzes is not None else load_quizzes(paths.QUIZZES_DIR)
-    points = assignment_points()
-    titles = assignment_titles()
+    quizzes = {qid: quiz for qid, quiz in quizzes.items() if parts.has_quiz(qid)}
+    assignments = parts.assignments
+    points = assignment_points(assignments)
+    titles = assignment_titles(assignments)
     versions = pinned_versions()
     code_total = sum(sum(p.values()) for p in points.values())
     quiz_total = sum(q.max_score for q in quizzes.values())
     total = code_total + quiz_total
-    first = paths.ASSIGNMENTS[0]
+    first = assignments[0] if assignments else "<assignment>"
     lines = [
         "# Attention exercises: student handout",
         "",
-        "Two programming assignments and two knowledge-check quizzes for the lessons *Attention* and "
-        "*Attention Score* (Module 10.1).",
+        contents_sentence([titles[name] for name in assignments], list(quizzes.values())),
         "",
         "## What is graded",
         "",
         "| part | what you hand in | points |",
         "|---|---|---|",
     ]
-    for name in paths.ASSIGNMENTS:
+    for name in assignments:
         lines.append(f"| {titles[name]} | `{name}.ipynb` or `{name}.py` | {_points(sum(points[name].values()))} |")
     for quiz in quizzes.values():
         lines.append(f"| Quiz: {quiz.lesson_name} ({len(quiz.questions)} questions) | `{answer_file_name(quiz)}` | "
                      f"{_points(quiz.max_score)} |")
     lines += [f"| **total** | | **{_points(total)}** |", "",
-              f"The code is {_points(code_total)} of the {_points(total)} points and the quizzes "
-              f"{_points(quiz_total)}. Points per exercise:", ""]
-    for name in paths.ASSIGNMENTS:
-        parts = ", ".join(f"`{e}` {_points(p)}" for e, p in points[name].items())
-        lines.append(f"- `{name}`: {parts}")
+              (f"The code is {_points(code_total)} of the {_points(total)} points and the quizzes "
+               f"{_points(quiz_total)}. " if quizzes and points else "") + "Points per exercise:", ""]
+    for name in assignments:
+        each = ", ".join(f"`{e}` {_points(p)}" for e, p in points[name].items())
+        lines.append(f"- `{name}`: {each}")
     lines += [
         "",
         "The grader runs hidden tests, more thorough than the public checks you get: passing every public "
@@ -142,7 +173,8 @@ def student_readme(quizzes: dict[str, Quiz] | None = None) -> str:
         "Hand in these files, with these names:",
         "",
     ]
-    for name in paths.ASSIGNMENTS:
+    lines = _released_only(lines, bool(assignments), bool(quizzes))
+    for name in assignments:
         lines.append(f"- `{name}.ipynb` **or** `{name}.py` (if you hand in both, the one you changed is graded; "
                      "if you changed both, the notebook)")
     for quiz in quizzes.values():
@@ -155,3 +187,13 @@ def student_readme(quizzes: dict[str, Quiz] | None = None) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _released_only(lines: list[str], assignments: bool, quizzes: bool) -> list[str]:
+    """The "Do the exercises" section without its code part when no assignment is released, and without its
+    quiz part when no quiz is: the handout speaks only of what it holds."""
+    code = next(i for i, line in enumerate(lines) if line.startswith("Each assignment comes twice"))
+    quiz = next(i for i, line in enumerate(lines) if line.startswith("**Quizzes:**"))
+    end = lines.index("## Hand in")
+    return lines[:code] + (lines[code:quiz] if assignments else []) + (lines[quiz:end] if quizzes else []) \
+        + lines[end:]

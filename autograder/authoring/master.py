@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import jupytext
@@ -53,6 +54,13 @@ class Master:
 
 
 def read_master(path: Path) -> Master:
+    """The master at `path`, read once per version of the file (a Master is immutable: readers share it)."""
+    stat = Path(path).stat()
+    return _read_master(Path(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=32)
+def _read_master(path: Path, _mtime: int, _size: int) -> Master:
     notebook = jupytext.read(path, fmt="py:percent")
     cells = []
     for index, cell in enumerate(notebook.cells):

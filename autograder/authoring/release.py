@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Callable
 
 from .. import paths
+from ..course import Parts, released
 
 FIXED_TIME = (2024, 1, 1, 0, 0, 0)
 
 
-def student_files() -> dict[str, bytes]:
+def student_files(parts: Parts | None = None) -> dict[str, bytes]:
     files = {}
-    for name in paths.ASSIGNMENTS:
+    for name in (parts or Parts(paths.ASSIGNMENTS)).assignments:
         folder = paths.ASSIGNMENTS_DIR / name
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith("."):
@@ -25,7 +26,7 @@ def student_files() -> dict[str, bytes]:
     return files
 
 
-def quiz_handouts() -> dict[str, bytes]:
+def quiz_handouts(parts: Parts | None = None) -> dict[str, bytes]:
     """Each quiz without its answers (YAML and Markdown) plus the answer-file template students fill in."""
     import tempfile
 
@@ -34,17 +35,22 @@ def quiz_handouts() -> dict[str, bytes]:
     files = {}
     with tempfile.TemporaryDirectory() as scratch:
         for quiz in load_quizzes(paths.QUIZZES_DIR).values():
+            if parts is not None and not parts.has_quiz(quiz.id):
+                continue
             written = write_student_files(quiz, Path(scratch))
             for path in (written.questions_yaml, written.markdown, written.answer_template):
                 files[f"quizzes/{path.name}"] = path.read_bytes()
     return files
 
 
-def build_release(target: Path, extra: Callable[[], dict[str, bytes]] | None = None) -> Path:
-    """Write the student archive to `target`; `extra` adds more handouts (e.g. quizzes without answers)."""
+def build_release(target: Path, extra: Callable[[], dict[str, bytes]] | None = None,
+                  parts: Parts | None = None) -> Path:
+    """Write the student archive to `target`; `extra` adds more handouts (e.g. quizzes without answers);
+    `parts`: only these parts of the course (default: what the course file releases)."""
     from .handout import student_readme, student_requirements
 
-    files = {**student_files(), **quiz_handouts(), "README.md": student_readme().encode("utf-8"),
+    parts = parts or released()
+    files = {**student_files(parts), **quiz_handouts(parts), "README.md": student_readme(parts=parts).encode("utf-8"),
              "requirements.txt": student_requirements().encode("utf-8")}
     if extra is not None:
         files.update(extra())

@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 from .. import paths
+from ..course import Parts, released
 
 FILES = Path(__file__).resolve().parent / "files"
 FIXED_TIME = (2024, 1, 1, 0, 0, 0)
@@ -19,9 +20,22 @@ EXECUTABLE = ("setup.sh", "run_autograder")
 TESTS_ONLY = "# tests only"  # a requirement so marked is left out (the test tooling has requirements-test.txt)
 
 
+COURSE_FILE = "source/course.yaml"  # in the zip: the course file saying which parts it grades (course.py)
+
+
+def course_file_text(parts: Parts) -> str:
+    """The zip's course file: the course's assignments in order, and the parts released (the selection)."""
+    import yaml
+
+    return ("# Written by `make gradescope`: this zip grades the parts released here; the others are left alone.\n"
+            + yaml.safe_dump({"order": list(paths.ASSIGNMENTS), "released": parts.names()}, sort_keys=False))
+
+
 def kit_files() -> dict[str, Path]:
     """What run_autograder needs: the engine, the graders, the reference, the handout (to recognise
-    untouched files) and the quizzes; never the student demo class or the kit's own tests."""
+    untouched files) and the quizzes; never the student demo class or the kit's own tests. The whole course
+    goes in (a student's file of a part not released is then known, and left alone); the course file that
+    build_zip adds says which parts are graded."""
     chosen = {}
     for path in sorted((paths.ROOT / "autograder").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
@@ -64,12 +78,14 @@ def review_decisions(out_dir: Path) -> tuple[Path, int, int]:
     return path, decided, len(groups) - decided
 
 
-def build_zip(target: Path, review: Path | None = None) -> Path:
+def build_zip(target: Path, review: Path | None = None, parts: Parts | None = None) -> Path:
     """The autograder zip; with `review` (an OUT/review.yaml), the decisions in it ride along as review.yaml at
-    the top, which run_autograder applies to every submission graded with this zip (a regrade)."""
+    the top, which run_autograder applies to every submission graded with this zip (a regrade). `parts`: what
+    it grades (default: what the course file releases)."""
+    parts = parts or released()
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_suffix(".tmp")
-    files = kit_files()
+    files = {**kit_files(), COURSE_FILE: paths.ROOT / COURSE_FILE}
     if review is not None:
         files[paths.BUNDLED_REVIEW.name] = review
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -77,7 +93,7 @@ def build_zip(target: Path, review: Path | None = None) -> Path:
             info = zipfile.ZipInfo(name, FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = (0o755 if name in EXECUTABLE else 0o644) << 16
-            data = path.read_bytes()
+            data = course_file_text(parts).encode("utf-8") if name == COURSE_FILE else path.read_bytes()
             if name == "requirements.txt":
                 data = shipped_requirements(data.decode("utf-8")).encode("utf-8")
             archive.writestr(info, data)

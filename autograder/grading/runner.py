@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import paths, profiling
+from ..course import Parts, released
 from ..sandbox import resolve
 from . import inprocess
 from ..results import StudentResult, load, safe_result
@@ -41,10 +42,10 @@ class DiskFull(OSError):
         return self.strerror
 
 
-def shipped_stubs() -> dict[str, dict[str, str]]:
+def shipped_stubs(assignments: tuple[str, ...] | None = None) -> dict[str, dict[str, str]]:
     """The handout's code per assignment and format, to tell an untouched file from an edited one."""
     stubs = {}
-    for name in paths.ASSIGNMENTS:
+    for name in paths.ASSIGNMENTS if assignments is None else assignments:
         folder = paths.ASSIGNMENTS_DIR / name
         py, nb = folder / f"{name}.py", folder / f"{name}.ipynb"
         stubs[name] = {"py": py.read_text(encoding="utf-8") if py.exists() else "",
@@ -57,24 +58,27 @@ def grade_class(submissions_dir: Path, out_dir: Path, workers: int | None = None
                 progress: Callable[[str, int, int], None] = lambda event, done, total: None,  # start/waiting/student
                 warn: Callable[[str], None] = lambda text: None, allow_weak: bool = False,
                 announce: Callable[[str], None] = lambda text: None,
-                imported: ClassImport | None = None) -> list[StudentResult]:
-    """Grade every student of SUBMISSIONS (read by `import_class` unless `imported` is given). Raises
+                imported: ClassImport | None = None, parts: Parts | None = None) -> list[StudentResult]:
+    """Grade every student of SUBMISSIONS (read by `import_class` unless `imported` is given) on `parts` (default:
+    what the course file releases; course.py): a part not selected is neither graded nor in any result. Raises
     SandboxUnavailable (before any work) when student code cannot be isolated as asked, and DiskFull when
     OUT's disk fills up."""
+    parts = parts or released()
     if imported is None:
-        imported = import_class(submissions_dir, out_dir / STATE / IMPORT, list(paths.ASSIGNMENTS), shipped_stubs())
+        imported = import_class(submissions_dir, out_dir / STATE / IMPORT, list(parts.assignments),
+                                shipped_stubs(parts.assignments))
         announce(imported.summary)
         for line in imported.skipped:
             warn(line)
     try:
         return _grade(imported.submissions, out_dir, workers, isolation, graders_dir, progress, warn, allow_weak,
-                      announce)
+                      announce, parts)
     finally:
         shutil.rmtree(out_dir / STATE / IMPORT, ignore_errors=True)  # staged copies of students' files
 
 
 def _grade(students: list[Submission], out_dir: Path, workers: int | None, isolation: str, graders_dir: Path,
-           progress, warn, allow_weak: bool, announce) -> list[StudentResult]:
+           progress, warn, allow_weak: bool, announce, parts: Parts) -> list[StudentResult]:
     state_dir = out_dir / STATE
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
@@ -108,13 +112,15 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
             _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
                          allow_weak, graders_dir, tick, warn, waiting)
         profiling.event("code graded")
-    from .quizzes import grade_class_quizzes  # YAML and JSON Schema: not in front of the fork server's launch
+    # YAML and JSON Schema: not in front of the fork server's launch
+    from .quizzes import grade_class_quizzes, load_class_quizzes
 
     with tempfile.TemporaryDirectory(prefix="attnkit-nothing-") as nothing, inprocess.closing(server):
         # a refused folder (a link, a clash of names) has nothing to read: its quizzes score 0
         folders = {s.student_id: Path(s.quiz_folder or nothing) for s in students}
+        course_quizzes = quizzes_loaded() if quizzes_loaded else load_class_quizzes()
         quizzes = grade_class_quizzes(folders, out_dir, isolation, allow_weak=allow_weak, warn=warn, server=server,
-                                      quizzes=quizzes_loaded() if quizzes_loaded else None,
+                                      quizzes=[q for q in course_quizzes if parts.has_quiz(q.id)],
                                       found={s.student_id: s.quiz_files for s in students if s.quiz_files})
     profiling.event("quizzes graded")
     results = []

@@ -365,12 +365,17 @@ def quiz_folder(root: Path) -> Path:
 
 def extra_files(root: Path, assignments: list[str], used: set[str] = frozenset()) -> list[str]:
     """Names in a student's folder that nothing grades (hidden files, caches and the folders the graded
-    files came from left out)."""
+    files came from left out). A file or folder of another of the course's assignments, one not being graded
+    now (not released yet), is no stray file either: it is left alone, unmentioned."""
     try:
         names = [e.name for e in visible(root)]
     except OSError:
         return []
-    return [n for n in names if n not in graded_names(assignments) and n not in used and not QUIZ_ANSWERS.match(n)]
+    from .. import paths  # noqa: PLC0415 - the course's assignments, discovered once
+
+    course = set(paths.ASSIGNMENTS)
+    known = graded_names([*assignments, *course]) | course
+    return [n for n in names if n not in known and n not in used and not QUIZ_ANSWERS.match(n)]
 
 
 def refused(student_id: str, assignments: list[str], why: str) -> Submission:

@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     export = sub.add_parser("export", help="write every quiz as GIFT text, a Canvas QTI zip or Moodle XML")
     export.add_argument("--format", choices=("gift", "qti", "moodle"), required=True)
     student = sub.add_parser("student", help="write handouts and answer templates (no answers)")
-    check = sub.add_parser("check", help="check every quiz in full (formula misconceptions too) and stamp it")
+    check = sub.add_parser("check", help="check every quiz in full (formulas under sympy, code answers run in the sandbox) and stamp it")
     learn = sub.add_parser("learn", help="list what a finished review teaches the quizzes, as a diff of their files")
     learn.add_argument("out", type=Path, help="the graded class's OUT folder (its review.yaml)")
     learn.add_argument("--write", action="store_true", help="write the additions into the quiz files")
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        quizzes = load_quizzes(args.quizzes)
+        quizzes = load_quizzes(args.quizzes, code=args.command == "check")
     except QuizFormatError as exc:
         print(exc, file=sys.stderr)
         return 1

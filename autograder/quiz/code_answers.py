@@ -323,6 +323,13 @@ class CodeEvaluator:
             self.references[fingerprint] = outputs
         return self.references[fingerprint]
 
+    def computed(self, spec: CodeSpec, source: str) -> dict:
+        """What a source computes on the spec's inputs, per (variant, seed): a tensor or an error message."""
+        key = f"{spec_fingerprint(spec)}:{source}"
+        if key not in self.references:
+            self.references[key] = self._run(spec, source)
+        return self.references[key]
+
     def _misconception(self, question: Question, index: int, source: str) -> dict:
         """What a listed misconception computes (errors kept as messages: they match nothing)."""
         key = f"{spec_fingerprint(question.code)}:{source}"

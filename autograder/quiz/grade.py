@@ -51,7 +51,7 @@ def _grade_multiple_choice(q: Question, given: Any, context: GradingContext) -> 
                             "answer with one option.")
     if choice.unclear:  # 0 only for an answer that reads as one wrong option, or as several
         return judged_by_person(q, given, context, choice.unclear)
-    why = choice_doubt(q, choice.value, choice.reason, choice.restated) if choice.reason else ""
+    why = choice_doubt(q, choice.value, choice.reason, choice.restated, str(given)) if choice.reason else ""
     if why and q.reasons == "choice":  # the option alone decides; the teacher sees the reason
         right = choice.value == q.answer
         return Outcome(q.points if right else 0.0, "Correct." if right else
@@ -76,7 +76,7 @@ def _grade_true_false(q: Question, given: Any, context: GradingContext) -> Outco
             f"the verdict is {'right' if verdict.value == q.answer else 'wrong'}; read the reason", None,
             certain=verdict.value != q.answer)
         return judged_by_person(q, given, context, verdict.unclear, suggested)
-    why = verdict_doubt(q, verdict.value, verdict.reason) if verdict.reason else ""
+    why = verdict_doubt(q, verdict.value, verdict.reason, str(given)) if verdict.reason else ""
     if why and q.reasons == "choice":  # the verdict alone decides; the teacher sees the reason
         right = verdict.value == q.answer
         return Outcome(q.points if right else 0.0, "Correct." if right else "Incorrect.",

@@ -12,6 +12,7 @@ import yaml
 from .choices import verdict_words
 from .meaning import lexicon, read_meaning
 from .nonanswers import is_non_answer
+from .contradictions import code_contradictions, contradiction_problems, verdict_word_problems
 from .misconceptions import misconception_problems, wrong_answer_policy
 from .model import (DEFAULT_LANGUAGES, AnswerValue, CodeSpec, MathsSpec, Misconception, Option, Question, Quiz,
                     QuizFormatError, RubricItem)
@@ -100,6 +101,8 @@ def _semantic_problems(data: dict, formulas: bool = True) -> list[tuple[str, str
     first_index_of: dict[str, int] = {}
     objectives = data.get("objectives") or []
     assessed: set[str] = set()
+    languages = tuple(data.get("languages") or DEFAULT_LANGUAGES)
+    problems += [("", text) for text in verdict_word_problems(data, languages)]
     for index, raw in enumerate(data["questions"]):
         where = _question_label(raw, index)
         qid = raw["id"]
@@ -146,6 +149,7 @@ def _semantic_problems(data: dict, formulas: bool = True) -> list[tuple[str, str
                                     "key terms in the same order are graded without review"))
         problems += [(where, text) for text in _terms_problems(raw, tuple(data.get("languages") or DEFAULT_LANGUAGES))]
         problems += [(where, text) for text in misconception_problems(raw, formulas)]
+        problems += [(where, text) for text in contradiction_problems(raw, languages, formulas)]
         if qid in data.get("retired", []):
             problems.append((where, f"'{qid}' is a retired id: give the question a new one"))
         if objectives and raw["objective"] not in objectives:
@@ -254,9 +258,11 @@ def _code_spec(raw: dict | None) -> CodeSpec | None:
                     masked=tuple(raw.get("masked", [])))
 
 
-def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = True, check: bool = True) -> Quiz:
+def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = True, check: bool = True,
+                   code: bool = False) -> Quiz:
     """Validate already-parsed quiz data (e.g. from a test) and build the Quiz. `check=False` only for data
-    whose very text passed these checks before (checked.already_checked)."""
+    whose very text passed these checks before (checked.already_checked). `code=True` also runs each code
+    question's key, accepted answers and misconceptions in the sandbox (`python -m autograder.quiz check`)."""
     if check:
         from .schema import quiz_schema_problems  # jsonschema: a tenth of a second to import
 
@@ -268,7 +274,7 @@ def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = Tru
     languages = tuple(data.get("languages") or DEFAULT_LANGUAGES)
     extra = data.get("verdict_words") or {}
     verdicts = verdict_words(languages, {True: extra.get("true", []), False: extra.get("false", [])})
-    return Quiz(
+    quiz = Quiz(
         id=data["id"],
         title=data["title"],
         lesson=data["lesson"],
@@ -281,28 +287,45 @@ def quiz_from_data(data: Any, path: PathLike | None = None, formulas: bool = Tru
         lesson_title=data.get("lesson_title"),
         retired=tuple(data.get("retired", [])),
     )
+    if check and code:
+        problems = computed_contradictions(quiz)
+        if problems:
+            raise QuizFormatError(path, problems)
+    return quiz
 
 
-def load_quiz(path: PathLike, formulas: bool = True) -> Quiz:
+def computed_contradictions(quiz: Quiz) -> list[tuple[str, str]]:
+    """Code entries that compute the same tensors as a misconception, run in the sandbox as answers are."""
+    questions = [q for q in quiz.questions if q.code is not None]
+    if not questions:
+        return []
+    from .outcome import shared_evaluator  # one sandbox per process, as code answers graded outside a class
+
+    evaluator = shared_evaluator()
+    return [(f"question {q.id}", text) for q in questions for text in code_contradictions(q, evaluator)]
+
+
+def load_quiz(path: PathLike, formulas: bool = True, code: bool = False) -> Quiz:
     """Load and fully validate one quiz YAML file (unless this text passed the same checks before); raises
-    QuizFormatError."""
+    QuizFormatError. `code=True` runs code answers in the sandbox too (quiz_from_data)."""
     text = read_text(path)
-    options = f"formulas={formulas}"
-    seen = checked.already_checked(text, options) or (not formulas and checked.already_checked(text, "formulas=True"))
-    quiz = quiz_from_data(read_yaml(path, text), path, formulas, check=not seen)
+    options = "formulas=True,code=True" if code else f"formulas={formulas}"
+    wider = ["formulas=True,code=True"] + ([] if code else ["formulas=True"] if not formulas else [])
+    seen = any(checked.already_checked(text, o) for o in [options, *wider])
+    quiz = quiz_from_data(read_yaml(path, text), path, formulas or code, check=not seen, code=code)
     if not seen:
         checked.mark_checked(text, options)
     return quiz
 
 
-def load_quizzes(folder: PathLike, formulas: bool = True) -> dict[str, Quiz]:
+def load_quizzes(folder: PathLike, formulas: bool = True, code: bool = False) -> dict[str, Quiz]:
     """Load every *.yaml / *.yml quiz in `folder`, keyed by quiz id, in file-name order."""
     folder = Path(folder)
     if not folder.is_dir():
         raise QuizFormatError(folder, [("", "quiz folder not found")])
     quizzes: dict[str, Quiz] = {}
     for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]):
-        quiz = load_quiz(path, formulas)
+        quiz = load_quiz(path, formulas, code)
         if quiz.id in quizzes:
             raise QuizFormatError(path, [("", f"quiz id '{quiz.id}' is already used by "
                                               f"{quizzes[quiz.id].source_path}")])

@@ -241,12 +241,23 @@ def _to_python(text: str, vocabulary: Vocabulary) -> str:
     return "".join(_emit(tokens, vocabulary))
 
 
+def _whole_words(text: str, position: int, width: int = 12) -> str:
+    """About `width` characters of `text` from `position`, widened to whole words: a message quotes what the
+    student wrote ('raíz de d_k'), never a piece of a word ('íz de d_k')."""
+    start, end = position, min(len(text), position + width)
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end]
+
+
 def _tokens(text: str) -> list[tuple[str, str]]:
     tokens, position = [], 0
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None:
-            raise Unreadable(f"cannot read {text[position:position + 12]!r}")
+            raise Unreadable(f"cannot read {_whole_words(text, position)!r}")
         position = match.end()
         kind = match.lastgroup
         if kind != "space":

@@ -98,11 +98,13 @@ def asks_for_reason(prompt: str) -> bool:
     return _ASKS_WHY.search(prompt) is not None
 
 
-def doubt(reason: str, against: Iterable[str], allowed_stems: Iterable[str] = (), allowed: Iterable[str] = ()) -> str:
+def doubt(reason: str, against: Iterable[str], allowed_stems: Iterable[str] = (), allowed: Iterable[str] = (),
+          said: str = "") -> str:
     """Why `reason` needs a person, or "" when it turns nothing. `against`: texts the reason must not echo
     (misconceptions, the rejected statement, options not chosen); `allowed_stems`: texts whose words it may
     use (the chosen option, the prompt); `allowed`: texts whose negations and qualifiers it may repeat
-    ("needs no parameters" in the chosen option's own words)."""
+    ("needs no parameters" in the chosen option's own words). `said`: the answer as the student wrote it, whose
+    words the message quotes (the reason is read folded: no accents, no capitals)."""
     words = set(tokens(reason))
     allowed_words = set().union(*(tokens(t) for t in allowed))
     for kind, listed in (("negates", NEGATIONS), ("contrasts", CONTRASTS), ("hedges", HEDGES)):
@@ -110,30 +112,30 @@ def doubt(reason: str, against: Iterable[str], allowed_stems: Iterable[str] = ()
         if found:
             return f"its reason {kind} ({', '.join(found)})"
     free = set().union(*(stems(t) for t in allowed_stems))
-    echoed = sorted(stems(reason) & (set().union(*(stems(t) for t in against)) - free))
+    echoed = stems(reason) & (set().union(*(stems(t) for t in against)) - free)
     if echoed:
-        return f"its reason uses words of a wrong answer ({', '.join(echoed)})"
+        return f"its reason uses words of a wrong answer ({written(said or reason, echoed)})"
     return ""
 
 
-def verdict_doubt(q, value: bool, reason: str) -> str:
+def verdict_doubt(q, value: bool, reason: str, said: str = "") -> str:
     """Why the reason beside verdict `value` on true/false question `q` needs a person ("" if it does not).
     A right verdict's reason must not echo a misconception (nor, when the statement is false, the statement
     itself) and must not negate, contrast or hedge; a wrong verdict scores 0 whatever its reason, unless the
     reason takes it back ("false, but ...")."""
     if value != q.answer:
-        return doubt(reason, ()) if set(tokens(reason)) & (CONTRASTS | HEDGES) else ""
+        return doubt(reason, (), said=said) if set(tokens(reason)) & (CONTRASTS | HEDGES) else ""
     if asks_for_reason(q.prompt):
         return "the question asks for the reason"
     wrong = [q.misconception or ""] + [m.says for m in q.misconceptions]
     if q.answer is False:
-        return doubt(reason, wrong + [q.prompt]) or _off_topic(reason, [q.explanation]) or \
-            unordered(reason, [q.explanation])
-    return doubt(reason, wrong, allowed_stems=[q.prompt]) or _off_topic(reason, [q.prompt, q.explanation]) or \
-        unordered(reason, [q.prompt, q.explanation])
+        return doubt(reason, wrong + [q.prompt], said=said) or _off_topic(reason, [q.explanation], said) or \
+            unordered(reason, [q.explanation], said)
+    return doubt(reason, wrong, allowed_stems=[q.prompt], said=said) or \
+        _off_topic(reason, [q.prompt, q.explanation], said) or unordered(reason, [q.prompt, q.explanation], said)
 
 
-def choice_doubt(q, chosen: str, reason: str, restated: bool = False) -> str:
+def choice_doubt(q, chosen: str, reason: str, restated: bool = False, said: str = "") -> str:
     """The same for the words after a chosen option: a reason beside the right option must not echo an option
     not chosen; one beside a wrong option must not echo the right one (the letter may be the slip). Where the
     answer wrote the option's whole text (`restated`), the choice is said twice and the reason may use other
@@ -145,10 +147,11 @@ def choice_doubt(q, chosen: str, reason: str, restated: bool = False) -> str:
     if any(_contains(reason, t) for t in others):
         return "its words are another option's"
     if chosen != q.answer:
-        return doubt(reason, [texts[q.answer]], allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]])
-    return doubt(reason, others, allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]]) or (
-        "" if restated else _off_topic(reason, [texts[chosen], q.prompt, q.explanation])) or \
-        unordered(reason, [texts[chosen], q.prompt, q.explanation])
+        return doubt(reason, [texts[q.answer]], allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]],
+                     said=said)
+    return doubt(reason, others, allowed_stems=[texts[chosen], q.prompt], allowed=[texts[chosen]], said=said) or (
+        "" if restated else _off_topic(reason, [texts[chosen], q.prompt, q.explanation], said)) or \
+        unordered(reason, [texts[chosen], q.prompt, q.explanation], said)
 
 
 # A reason is vouched for only where its meaning is pinned: each of its clauses says what one text of the key
@@ -195,22 +198,36 @@ def _contiguous(part: list[str], whole: list[str]) -> bool:
                for i in range(len(whole) - len(part) + 1))
 
 
-def unordered(reason: str, sources: list[str]) -> str:
+def unordered(reason: str, sources: list[str], said: str = "") -> str:
     """Why `reason` is not pinned by the key ("" when each clause is a run of one source's words, in order)."""
     texts = [_sequence(t) for t in sources if t]
     for clause in _CLAUSES.split(f" {reason} "):
         words = _sequence(clause)
         if words and not any(_contiguous(words, t) for t in texts):
-            return "its reason is not said in the key's own order (" + " ".join(words[:6]) + ")"
+            shown = written(said or clause, set(tokens(clause)), 8, by=lambda w: set(tokens(w)), sep=" ")
+            return f"its reason is not said in the key's own order ({shown})"
     return ""
 
 
-def _off_topic(reason: str, topic: list[str]) -> str:
+def _off_topic(reason: str, topic: list[str], said: str = "") -> str:
     """A reason is vouched for only in the course's own words: every word it carries is one of the question,
     its key or its explanation. Any other word ("unidirectional", "b) something else entirely", a reason in a
     language the key is not written in) could say the opposite, so a person reads it."""
-    new = sorted(stems(reason) - set().union(*(stems(t) for t in topic)))
-    return f"its reason uses words the key does not ({', '.join(new[:6])})" if new else ""
+    new = stems(reason) - set().union(*(stems(t) for t in topic))
+    return f"its reason uses words the key does not ({written(said or reason, new)})" if new else ""
+
+
+_WRITTEN_WORD = re.compile(r"[^\W_]+(?:['’_][^\W_]+)*")
+
+
+def written(text: str, wanted: set[str], limit: int = 6, by=stems, sep: str = ", ") -> str:
+    """The words of `text`, as the student wrote them, whose readings (`by`: stems) are `wanted`: what a
+    message quotes (a stem such as "beca" is the grader's reading, not a word anyone wrote)."""
+    out: list[str] = []
+    for word in _WRITTEN_WORD.findall(str(text)):
+        if by(word) & wanted and word not in out:
+            out.append(word)
+    return sep.join(out[:limit]) + (" ..." if len(out) > limit else "")
 
 
 def _contains(text: str, option: str) -> bool:

@@ -79,6 +79,14 @@ def real_quizzes() -> dict:
 
 
 @pytest.fixture(scope="session")
+def lesson_quizzes(real_quizzes) -> dict:
+    """The course's quizzes written from a lesson file, with labelled answer sets (tests/test_course.py)."""
+    from tests.test_course import LESSON_QUIZZES
+
+    return {quiz_id: quiz for quiz_id, quiz in real_quizzes.items() if quiz_id in LESSON_QUIZZES}
+
+
+@pytest.fixture(scope="session")
 def lesson_dir() -> Path:
     if not LESSON_DIR.is_dir():
         pytest.skip(f"lesson folder {LESSON_DIR} not found (shared/lessons must sit beside the repo)")

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.quiz import Quiz, grade_question
 
-QUIZ_FOR_LESSON = {"attention": "003_2ff1fbb70d288ddb.txt", "attention_score": "000_73a3bf6e4e446221.txt"}
+from tests.test_course import LESSON_QUIZZES as QUIZ_FOR_LESSON, QUESTION_PREFIX
 KC_TYPES = {"Short Answer": "short_answer", "True/False": "true_false", "Multiple Choice": "multiple_choice"}
 KC_LINE = re.compile(
     r"^\s*(?:\d+\.\s*)?(?P<kind>Short Answer|True/False|Multiple Choice):\s*(?P<question>.+?)\s+"
@@ -133,16 +133,15 @@ def test_every_learning_objective_is_assessed(quiz_and_lesson):
         assert any(q.objective == objective for q in quiz.questions), objective
 
 
-def test_quiz_size_and_metadata(real_quizzes):
-    assert set(real_quizzes) == set(QUIZ_FOR_LESSON)
-    for quiz in real_quizzes.values():
-        assert 13 <= len(quiz.questions) <= 18
+def test_quiz_size_and_metadata(lesson_quizzes):
+    assert set(lesson_quizzes) == set(QUIZ_FOR_LESSON)
+    for quiz in lesson_quizzes.values():  # its size is the course's own rule: tests/test_course.py
         assert {q.type for q in quiz.questions} == {"multiple_choice", "true_false", "short_answer", "numeric"}
         assert sum(q.source == "knowledge-check" for q in quiz.questions) == 10 - sum(
             1 for q_id, _ in NOT_ASKED.values() if q_id == quiz.id)
         for question in quiz.questions:
             assert question.explanation and question.objective
-            assert question.id.startswith({"attention": "att-", "attention_score": "sc-"}[quiz.id])
+            assert question.id.startswith(QUESTION_PREFIX[quiz.id])
 
 
 def test_questions_not_asked_are_retired_not_reused(real_quizzes):

@@ -1,0 +1,116 @@
+"""The next lesson without reading the engine: in a copy of the kit, a third assignment is one new master in
+source/ and its quiz one new file in quizzes/ (tests/new_course/, written from docs/authoring.md). Nothing
+else is edited: `attnkit assignments` generates the rest, and the class is graded with it, handed out and
+packed for Gradescope, with its column, its points and its name everywhere the course's parts are listed."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import paths
+
+pytestmark = pytest.mark.slow
+NEW = Path(__file__).parent / "new_course"
+NAME, QUIZ = "temperature", "temperature"
+# What the kit needs to generate and grade; its own tests, benches and docs stay behind.
+KIT = ("autograder", "source", "quizzes", "assignments", "solutions", "demo", "requirements.txt", "pyproject.toml")
+GENERATED = ("assignments/", "solutions/", "autograder/graders/", "demo/submissions/")
+
+
+def digests(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def kit(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """The copy's own command line (its engine, not this checkout's)."""
+    run = subprocess.run([sys.executable, "-m", "autograder.cli", *args], cwd=root, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(root.parent), "PYTHONPATH": str(root)}, timeout=900)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    return run
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    base = tmp_path_factory.mktemp("next-lesson")
+    root = base / "kit"
+    for part in KIT:
+        source = paths.ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, root / part, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        else:
+            shutil.copy2(source, root / part)
+    before = digests(root)
+    shutil.copy2(NEW / f"{NAME}.py", root / "source" / f"{NAME}.py")   # the instructor's two new files
+    shutil.copy2(NEW / f"{QUIZ}.yaml", root / "quizzes" / f"{QUIZ}.yaml")
+    generated = kit(root, "assignments")
+    return root, before, generated
+
+
+def test_a_new_master_and_quiz_need_no_other_edit(course):
+    root, before, _ = course
+    after = digests(root)
+    changed = sorted(p for p in after if before.get(p) != after[p]) + sorted(set(before) - set(after))
+    by_hand = [p for p in changed if p.startswith(("source/", "quizzes/"))]
+    assert by_hand == [f"quizzes/{QUIZ}.yaml", f"source/{NAME}.py"]
+    assert not [p for p in changed if p not in by_hand and not p.startswith(GENERATED)], changed
+    for made in (f"assignments/{NAME}/{NAME}.ipynb", f"assignments/{NAME}/{NAME}.py", f"solutions/{NAME}/{NAME}.py",
+                 f"assignments/{NAME}/tests/sharpen.py", f"autograder/graders/test_{NAME}.py"):
+        assert made in changed, made
+    assert [p for p in changed if p.startswith("demo/submissions/") and NAME in p], "the demo class hands it in"
+
+
+def test_the_class_is_graded_on_the_new_assignment_and_quiz(course, tmp_path):
+    root, _, _ = course
+    solution = (root / "solutions" / NAME / f"{NAME}.py").read_text(encoding="utf-8")
+    wrong = solution.replace("torch.softmax(scores / tau, dim=-1)", "torch.softmax(scores * tau, dim=-1)")
+    assert wrong != solution
+    answers = "t-01: a\nt-02: true\nt-03: 0.731\nt-04: e/tau\nt-05: torch.softmax(scores / tau, dim=-1)\n" \
+              "t-06: it sharpens the weights\n"
+    for student, text in (("ann", solution), ("bob", wrong)):
+        (tmp_path / "class" / student).mkdir(parents=True)
+        (tmp_path / "class" / student / f"{NAME}.py").write_text(text, encoding="utf-8")
+        (tmp_path / "class" / student / f"quiz_{QUIZ}.yaml").write_text(answers, encoding="utf-8")
+    out = tmp_path / "out"
+    kit(root, "grade", str(tmp_path / "class"), "--out", str(out), "--workers", "1",
+        "--parts", f"{NAME},quiz:{QUIZ}")
+    with open(out / "canvas.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0])[5:] == [f"{NAME} code", f"quiz {QUIZ}"]
+    scores = {row["Student"]: (row[f"{NAME} code"], row[f"quiz {QUIZ}"]) for row in rows}
+    assert scores == {"Points Possible": ("2", "6"), "ann": ("2", "6"), "bob": ("0", "6")}
+    feedback = (out / "feedback" / "bob.md").read_text(encoding="utf-8")
+    assert "divide by the temperature, do not multiply" in feedback  # the master's own hint
+    probes = json.loads((out / "results" / "bob.json").read_text(encoding="utf-8"))
+    assert any(t["name"].startswith("sharpen") and t["score"] == 0 and "tau" in t["output"] for t in probes["tests"])
+    # Graded with this lesson's parts alone: the course's other parts appear in no output.
+    others = [name for name in paths.ASSIGNMENTS] + [f"quiz {q}" for q in ("attention", "attention_score")]
+    for path in out.rglob("*"):
+        if path.is_file() and ".state" not in path.parts:
+            text = path.read_text(encoding="utf-8").replace("\\_", "_")
+            assert not [name for name in others if name in text], path
+
+
+def test_the_handout_and_the_gradescope_zip_hold_the_new_parts(course):
+    root, _, _ = course
+    kit(root, "release", "--out", str(root / "dist" / "handout.zip"))
+    with zipfile.ZipFile(root / "dist" / "handout.zip") as archive:
+        names = archive.namelist()
+        readme = archive.read("attention-kit/README.md").decode("utf-8")
+    assert f"attention-kit/{NAME}/{NAME}.ipynb" in names and f"attention-kit/quizzes/quiz_{QUIZ}.yaml" in names
+    assert readme.startswith("# Attention exercises: student handout\n\nThree programming assignments and three "
+                             "knowledge-check quizzes")
+    assert f"`{NAME}.ipynb` **or** `{NAME}.py`" in readme and f"`sharpen` 2" in readme
+    kit(root, "gradescope", "--out", str(root / "dist" / "autograder.zip"))
+    with zipfile.ZipFile(root / "dist" / "autograder.zip") as archive:
+        names = set(archive.namelist())
+    assert {f"autograder/graders/test_{NAME}.py", f"solutions/{NAME}/{NAME}.py", f"assignments/{NAME}/{NAME}.py",
+            f"quizzes/{QUIZ}.yaml"} <= names
