@@ -86,7 +86,7 @@ def test_the_class_is_graded_on_the_new_assignment_and_quiz(course, tmp_path):
         rows = list(csv.DictReader(handle))
     assert list(rows[0])[5:] == [f"{NAME} code", f"quiz {QUIZ}"]
     scores = {row["Student"]: (row[f"{NAME} code"], row[f"quiz {QUIZ}"]) for row in rows}
-    assert scores == {"Points Possible": ("2", "6"), "ann": ("2", "6"), "bob": ("0", "6")}
+    assert scores == {"    Points Possible": ("2.00", "6.00"), "ann": ("2", "6"), "bob": ("0", "6")}  # as Canvas exports it
     feedback = (out / "feedback" / "bob.md").read_text(encoding="utf-8")
     assert "divide by the temperature, do not multiply" in feedback  # the master's own hint
     probes = json.loads((out / "results" / "bob.json").read_text(encoding="utf-8"))

@@ -304,7 +304,7 @@ attempt("prlimit_own", lambda: resource.prlimit(os.getpid(), resource.RLIMIT_COR
 attempt("nice_parent", lambda: os.setpriority(os.PRIO_PROCESS, parent, 19))
 attempt("nice_group", lambda: os.setpriority(os.PRIO_PGRP, 0, 19))
 attempt("nice_user", lambda: os.setpriority(os.PRIO_USER, os.getuid(), 19))
-attempt("nice_self", lambda: os.setpriority(os.PRIO_PROCESS, 0, 3))
+attempt("nice_self", lambda: os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + 1)))
 attempt("affinity_parent", lambda: os.sched_setaffinity(parent, {0}))
 attempt("affinity_self", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0)))
 attempt("scheduler_parent", lambda: os.sched_setscheduler(parent, os.SCHED_IDLE, os.sched_param(0)))

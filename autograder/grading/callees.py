@@ -8,7 +8,9 @@ when the caller's outcome is exactly what that outcome gives:
 
 - a wrong answer: the callee's answer is wrong by its own question's judge, and carried through the rest of a
   correct caller (`Callee.then`) it equals the caller's answer (compare.agree: float32 rounding apart);
-- an error: the callee raises the same error (type and message) on those arguments;
+- an error: the callee raises the same error (type and message) on those arguments, and the caller answered
+  earlier calls of the sequence (a caller that raised before answering anything was not judged at all, as with a
+  stub: a callee that always raises must not earn its caller more than an unwritten callee does);
 - inputs changed in place: the callee changes the same inputs to the same values (the parent's digests of what
   each input holds after the call, grading/integrity.py; nothing the child reports about itself decides).
 
@@ -78,6 +80,10 @@ def _explains(student, call: Call, callee: Callee, output, answers: Answers | No
         return None
     mine = send_sequence(student, [sent])
     if answers.error is not None and number == answers.call:  # the caller raised
+        if not answers.outputs:
+            # ... before answering anything: nothing of the caller was judged, whatever its callee does (as with a
+            # stub; a callee that always raises must not earn its caller more than an unwritten callee does).
+            return None
         error = mine.error or {}
         if (error.get("type"), error.get("message")) == (answers.error.get("type"), answers.error.get("message")):
             return f"Your own {callee.name} raises the same error on these inputs."
