@@ -379,8 +379,9 @@ def gradescope(out: Path, graded: Path | None, parts: str | None) -> None:
         console.print(f"{review} holds no decision yet ({undecided} group(s) to score): the zip applies none; run "
                       f"`{review_command(graded)}` first.", markup=False, highlight=False, soft_wrap=True)
     elif review is not None:
-        console.print(f"with {decided} review decision(s) from {review}"
-                      + (f" ({undecided} group(s) still undecided stay pending)" if undecided else "")
+        console.print(f"with {decided} review decision(s) from {review}; "
+                      + (f"{undecided} group(s) still undecided stay pending" if undecided
+                         else "0 groups stay pending")
                       + ": upload it in the assignment's Configure Autograder, then Manage Submissions > "
                         "Regrade all submissions to apply them.", markup=False, highlight=False, soft_wrap=True)
 
