@@ -157,3 +157,17 @@ def test_a_canvas_file_whose_name_is_unread_is_counted_as_not_graded(tmp_path):
     named, junk = html.split("<h3>Not a student's submission, so not graded</h3>")
     assert "<h3>Named like a student's submission, but not read, so not graded</h3>" in named
     assert "208499999_attention_scores.py" in named and "notes.txt" in junk and "208499999" not in junk
+
+
+def test_the_roster_line_of_students_without_a_submission_points_at_unread_files(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from autograder.cli import report_roster
+
+    joined = SimpleNamespace(matched=[], unmatched=[], ambiguous={}, without_submission=[SimpleNamespace(name="Zoë Lee")])
+    report_roster(joined, tmp_path, ["could not be graded: 'leezo├½_341000_2_a.py' ...", "skipped 'notes.txt': ..."])
+    said = " ".join(capsys.readouterr().err.split())
+    assert ('roster: 1 Canvas student(s) without a submission: "Zoë Lee"; 1 file(s) named like a submission could '
+            "not be read (listed above): some may be theirs") in said
+    report_roster(joined, tmp_path, ["skipped 'notes.txt': ..."])
+    assert "could not be read" not in capsys.readouterr().err
