@@ -17,7 +17,8 @@ PARTS ?=
 help:
 	@echo "make test                         set up (first time) and run the kit's tests"
 	@echo "make grade [SUBMISSIONS=dir-or-zip OUT=dir ROSTER=canvas-export.csv DUE=2026-11-25T23:59-08:00 PARTS=attention_scores,quiz:attention_score]  grade a class (default: the demo class)"
-	@echo "make review [OUT=dir]             score the quiz answers grading left to you, on a local page (default OUT: out/demo)"
+	@echo "make review [OUT=dir BROWSER=no]  score the quiz answers grading left to you, on a local page (default OUT: out/demo;"
+	@echo "                                  BROWSER=no: print its address, open no browser); Ctrl-C ends it, every decision saved"
 	@echo "make assignments                  regenerate notebooks, .py twins, checks and graders from source/"
 	@echo "make release [PARTS=a,quiz:b]     pack the student handout into dist/ (PARTS: only these parts)"
 	@echo "make gradescope [OUT=dir PARTS=a] build the Gradescope autograder zip into dist/ (with OUT: its review decisions)"
@@ -95,7 +96,7 @@ grade: $(STAMP) sandbox-tools $(GENERATED)
 # The quiz answers `make grade` left to a person, on a page served on 127.0.0.1; then `make grade` again with
 # the same OUT applies the decisions. Nothing to review: one sentence, no page.
 review: $(STAMP)
-	ATTNKIT_VIA_MAKE=1 $(PY) -m autograder.cli review "$(or $(OUT),out/demo)"
+	ATTNKIT_VIA_MAKE=1 $(PY) -m autograder.cli review $(if $(filter no,$(BROWSER)),--no-open) "$(or $(OUT),out/demo)"
 
 assignments: $(STAMP)
 	$(PY) -m autograder.cli assignments

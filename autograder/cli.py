@@ -149,7 +149,7 @@ def grade(submissions: Path | None, out: Path | None, workers: int | None, isola
     if export is not None:
         joined = join_roster([r.student_id for r in results], export[0], imported.identities)
         joined.assignment_ids = export[1]
-        report_roster(joined, out)
+        report_roster(joined, out, imported.skipped)
     profiling.event("cli: graded")
     from .reporting.outputs import write_outputs  # matplotlib: after the grading, not in front of it
 
@@ -225,7 +225,8 @@ def preload_reports(students: int = 0) -> None:
         import autograder.reporting.plots  # noqa: F401, PLC0415
 
 
-def report_roster(joined, out: Path) -> None:
+def report_roster(joined, out: Path, skipped: list[str] = ()) -> None:
+    from .grading.skipped import split_skipped
     from .reporting.names import is_test_student, quoted
 
     show(f"roster: {len(joined.matched)} submission(s) matched to Canvas students "
@@ -238,8 +239,11 @@ def report_roster(joined, out: Path) -> None:
     for folder, names in joined.ambiguous.items():
         show(f"roster: {quoted([folder])} matches {quoted(names)}; left out of canvas.csv", "bold red")
     if joined.without_submission:
+        unread = split_skipped(list(skipped))[0]
         show(f"roster: {len(joined.without_submission)} Canvas student(s) without a submission: "
-             + quoted([e.name for e in joined.without_submission], limit=10))
+             + quoted([e.name for e in joined.without_submission], limit=10)
+             + (f"; {len(unread)} file(s) named like a submission could not be read (listed above): some may be "
+                "theirs" if unread else ""))
 
 
 def summarize(results, out: Path, warnings: list[str], skipped: list[str], joined=None, identities=None) -> None:
@@ -379,8 +383,9 @@ def gradescope(out: Path, graded: Path | None, parts: str | None) -> None:
         console.print(f"{review} holds no decision yet ({undecided} group(s) to score): the zip applies none; run "
                       f"`{review_command(graded)}` first.", markup=False, highlight=False, soft_wrap=True)
     elif review is not None:
-        console.print(f"with {decided} review decision(s) from {review}"
-                      + (f" ({undecided} group(s) still undecided stay pending)" if undecided else "")
+        console.print(f"with {decided} review decision(s) from {review}; "
+                      + (f"{undecided} group(s) still undecided stay pending" if undecided
+                         else "0 groups stay pending")
                       + ": upload it in the assignment's Configure Autograder, then Manage Submissions > "
                         "Regrade all submissions to apply them.", markup=False, highlight=False, soft_wrap=True)
 

@@ -219,8 +219,8 @@ def test_review_decisions_reach_gradescope_in_a_regrade(autograder_root, tmp_pat
         assert data["score"] == pytest.approx(before[student]["score"] + gained)
         shown = shown_text(data["output"])
         assert "wait for your instructor's review" not in shown
-        assert "Quiz attention_score: your instructor has scored 1 answer the grader left to a person; " \
-               "those points are now in your score." in shown
+        assert "Quiz attention_score: your instructor has scored 1 answer the grader left to a person; your score " \
+               "includes the points given, which the quiz's entry shows after the due date." in shown
         quiz = next(t for t in data["tests"] if t["name"] == "quiz attention_score")
         assert f"sc-01: {gained:g}/2" in shown_text(quiz["output"])
         assert "(graded by your instructor)" in shown_text(quiz["output"])

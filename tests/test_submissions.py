@@ -73,7 +73,7 @@ def bad_class() -> dict[str, dict[str, str | bytes]]:
             "%%time\nwarmed = 1",
             "  !ls -la /\n%load_ext autoreload",
             "files = !ls",  # not a line that starts with ! or %: stays, and is a SyntaxError in its own cell
-        ], at=2)},
+        ], at=2), f"{SHA}.ipynb": notebook("solution", SHA, ["%matplotlib inline"], at=2)},
         "missing file": {f"{AS}.py": solution},
         "extra files": {f"{AS}.py": solution, "helper.py": "def helper():\n    pass\n", "data.csv": "a,b\n",
                         "README.md": "hello", ".DS_Store": b"\x00\x01", "quiz_attention.yaml": "answers: {}\n"},
@@ -213,7 +213,8 @@ def test_unreadable_notebook_is_a_problem_not_a_crash(graded, sid, kind):
 def test_magics_and_shell_escapes_are_ignored_with_a_note(graded):
     result = graded[1]["magics"]
     assert points(result, AS) == full(AS)
-    assert "IPython magics and shell escapes (`%...`, `!...`) are ignored when grading." in result.notes
+    # said once, though both notebooks hold magics
+    assert result.notes.count("IPython magics and shell escapes (`%...`, `!...`) are ignored when grading.") == 1
     assert strip_magics("  !ls\n%%time\nx = 1")[0].splitlines()[:2] == ["# [removed by the grader]   !ls",
                                                                          "# [removed by the grader] %%time"]
 

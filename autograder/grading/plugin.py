@@ -235,7 +235,7 @@ class GradingPlugin:
         submission = self.submissions[student]
         handles = self.open_files.get(student, {})
         printed = "\n".join(text for h in handles.values() for text in h.output)
-        notes = tuple(n for f in submission.files.values() for n in f.notes)
+        notes = tuple(dict.fromkeys(n for f in submission.files.values() for n in f.notes))  # a note once
         for handle in handles.values():
             notes += tuple(f"{handle.source.filename}: running the file stopped at {safe_text(e.get('type'), 100)}: "
                            f"{safe_text(e.get('message'), 200)}" for e in handle.load_errors[:1])

@@ -156,8 +156,8 @@ def _from_verdict(q: Question, given: Any, context: GradingContext, verdict: Ver
 
 def _unread_suggestion(q: Question, why: str) -> Suggestion:
     """A formula or code answer the grader could not read or run, and no slip explains: as written it computes
-    nothing, so the hint is 0 (a teacher who reads a right answer in it raises it)."""
-    return Suggestion(0.0, f"as written it gives no result ({why[:1].lower() + why[1:].rstrip('.')}); 0 unless you read a right answer in it",
+    nothing (the hint is 0), and the reason says what was read, leaving what it means to the teacher."""
+    return Suggestion(0.0, f"the grader could not compute it as written ({why[:1].lower() + why[1:].rstrip('.')})",
                       None)
 
 

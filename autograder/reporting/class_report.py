@@ -11,6 +11,7 @@ import base64
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..grading.skipped import UNREAD, split_skipped
 from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap
@@ -305,6 +306,10 @@ def problem_section(results: list[StudentResult], skipped: list[str] = ()) -> st
                      + table(["student", "what", "why"], rows, "attention"))
     else:
         parts.append("<p>Every submitted file was found and graded as handed in.</p>")
+    unread, skipped = split_skipped(list(skipped))
+    if unread:
+        parts.append("<h3>Named like a student's submission, but not read, so not graded</h3><ul>"
+                     + "".join(f"<li>{esc(line.removeprefix(UNREAD))}</li>" for line in unread) + "</ul>")
     if skipped:
         parts.append("<h3>Not a student's submission, so not graded</h3><ul>"
                      + "".join(f"<li>{esc(line)}</li>" for line in skipped) + "</ul>")

@@ -57,7 +57,7 @@ def results_json(result: StudentResult, release: KeyRelease | None = None, arriv
               f"explained in \"{label(m.anchor)}\")" for m in plan.mistakes if m.anchor.visibility == "visible"]
     if any(t.status == GRADER_ERROR for t in result.tests):
         notes.append("Some checks hit a grader problem; your instructor will review them.")
-    notes += reviewed_notes(result.quizzes)
+    notes += reviewed_notes(result.quizzes, release.for_quiz)
     pending = round(sum(q.pending for q in result.quizzes), 6)
     if pending:
         notes.append(f"Score {result.score:g} + {pending:g} pending / {result.max_score:g}: {pending:g} quiz points "
@@ -82,15 +82,23 @@ def results_json(result: StudentResult, release: KeyRelease | None = None, arriv
     }
 
 
-def reviewed_notes(quizzes) -> list[str]:
-    """What a regrade with the instructor's review decisions changed, in words that give no answer away: the
-    scores of those answers are in the quiz's own entry, released with the keys."""
+def reviewed_notes(quizzes, visibility=lambda quiz_id: "visible") -> list[str]:
+    """What a regrade with the instructor's review decisions changed, true whatever score was given: the
+    points given are named where the quiz's scores are shown (`visibility(quiz_id)` is `visible`); else they
+    are in the quiz's own entry, released with the keys."""
     notes = []
     for quiz in quizzes:
-        reviewed = sum(1 for i in quiz.items if REVIEWED in i.feedback)
-        if reviewed:
-            notes.append(f"Quiz {quiz.quiz_id}: your instructor has scored {count(reviewed, 'answer')} the grader "
-                         f"left to a person; those points are now in your score.")
+        reviewed = [i for i in quiz.items if REVIEWED in i.feedback]
+        if not reviewed:
+            continue
+        scored = f"Quiz {quiz.quiz_id}: your instructor has scored {count(len(reviewed), 'answer')} the grader left to a person"
+        shown = visibility(quiz.quiz_id)
+        if shown == "visible":
+            given, worth = sum(i.score for i in reviewed), sum(i.max_score for i in reviewed)
+            notes.append(f"{scored}, giving {given:g} of {count(worth, 'point')}, counted in your score.")
+        else:
+            notes.append(f"{scored}; your score includes the points given, which the quiz's entry shows "
+                         f"{_when(shown)}.")
     return notes
 
 

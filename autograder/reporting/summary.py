@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..grading.skipped import UNREAD, split_skipped
 from ..results import StudentResult
 from .attention import Attention, counts, needs_attention
 from .escape import one_line
@@ -112,6 +113,10 @@ def attention_lines(found: list[Attention], skipped: list[str], full_list: str) 
             lines.append(f"  ... and {len(students) - SHOWN_STUDENTS} more student(s): every one in {full_list}")
     else:
         lines.append("Needs your attention: nobody (every file was found and graded as handed in)")
+    unread, skipped = split_skipped(list(skipped))
+    if unread:
+        lines.append(f"Could not be graded: {len(unread)} file(s) named like a student's submission, whose student "
+                     f"could not be read (listed above and in {full_list})")
     if skipped:
         lines.append(f"Not a student's submission, so not graded: {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'}"
                      f" (listed above and in {full_list})")
@@ -154,6 +159,10 @@ def full_table(results: list[StudentResult], skipped: list[str], identities: Map
     lines += ["", "Needs your attention (every student, every reason):"]
     lines += [f"  {one_line(a.student)}: {a.kind}: {one_line(a.reason)}" for items in found.values() for a in items] \
         or ["  nobody"]
+    unread, skipped = split_skipped(list(skipped))
+    if unread:
+        lines += ["", "Named like a student's submission, but not read, so not graded:"] + [
+            f"  {one_line(line.removeprefix(UNREAD))}" for line in unread]
     if skipped:
         lines += ["", "Not a student's submission, so not graded:"] + [f"  {one_line(line)}" for line in skipped]
     if notes:

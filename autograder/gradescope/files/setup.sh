@@ -15,7 +15,8 @@
 #
 # Offline builds, and the kit's own test of this script, set instead of the network:
 #   ATTNKIT_UV=/path/to/uv          a uv binary to use
-#   ATTNKIT_PYTHON=/path/to/python  the interpreter for the virtual environment
+#   ATTNKIT_PYTHON=/path/to/python  the interpreter for the virtual environment (Python 3.11.5 or later:
+#                                   checked first, since the pinned dependencies need it)
 #   ATTNKIT_FIND_LINKS=dir[:dir]    folders of wheels (torch's CPU wheel among them); no index is used
 #   AUTOGRADER_ROOT=/folder         instead of /autograder
 set -euo pipefail
@@ -23,12 +24,23 @@ SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 VENV="$ROOT/venv"
 PYTHON_VERSION=3.11
+PYTHON_MIN=3.11.5   # the oldest Python every pinned requirement installs on
 UV_VERSION=0.13.8
 TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_PIN="$(grep -E '^torch==' "$SOURCE/requirements.txt")"
 export UV_PYTHON_INSTALL_DIR=/opt/attnkit-python UV_NO_CONFIG=1 UV_COMPILE_BYTECODE=1
 
 offline() { [ -n "${ATTNKIT_FIND_LINKS:-}" ]; }
+
+# A given interpreter is checked before anything is installed: too old a Python otherwise ends in a resolver
+# error about some dependency that does not name the Python as the cause.
+if [ -n "${ATTNKIT_PYTHON:-}" ]; then
+    found="$("$ATTNKIT_PYTHON" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2> /dev/null || true)"
+    if [ -z "$found" ] || ! printf '%s\n%s\n' "$PYTHON_MIN" "$found" | sort -V -C; then
+        echo "setup.sh: ATTNKIT_PYTHON=$ATTNKIT_PYTHON is Python ${found:-(not runnable)}; the kit's pinned requirements need Python $PYTHON_MIN or later." >&2
+        exit 1
+    fi
+fi
 
 if [ -n "${ATTNKIT_UV:-}" ]; then
     UV="$ATTNKIT_UV"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..submissions import Submission
+from .times import shown_stamp
 
 
 YES_NO = {True: "yes", False: "no"}
@@ -31,7 +32,7 @@ class PartArrival:
     def text(self) -> str:
         """"ps1: submitted 2026-11-30 10:06 UTC, late (due 2026-11-30 10:00 UTC)", "..., on time (due
         2026-12-01 10:05 UTC with an extension of 1 day)"."""
-        when = f"submitted {self.submitted_at}" if self.submitted_at else "no submission time"
+        when = f"submitted {shown_stamp(self.submitted_at)}" if self.submitted_at else "no submission time"
         granted = f"with an extension of {self.extension}" if self.extension else ""
         verdict = {True: "late", False: "on time"}.get(self.late, "")
         due = " (" + " ".join(filter(None, [f"due {self.due}" if self.due else "", granted])) + ")"
@@ -57,10 +58,10 @@ class Identity:
         """The `submitted_at` and `late` cells: "yes"/"no" where the platform says, "" where it does not; with
         several dated parts, `submitted_at:<part>` and `late:<part>` for each; `arrival_note`: extensions and
         which upload was graded."""
-        found = {"submitted_at": self.submitted_at, "late": YES_NO.get(self.late, "")}
+        found = {"submitted_at": shown_stamp(self.submitted_at), "late": YES_NO.get(self.late, "")}
         if len(self.parts) > 1:
             for part in self.parts:
-                found[f"submitted_at:{part.part}"] = part.submitted_at
+                found[f"submitted_at:{part.part}"] = shown_stamp(part.submitted_at)
                 found[f"late:{part.part}"] = YES_NO.get(part.late, "")
         extended = [f"{p.part}: extension of {p.extension} (due {p.due})" if len(self.parts) > 1
                     else f"extension of {p.extension} (due {p.due})" for p in self.parts if p.extension]

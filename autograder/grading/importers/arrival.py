@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 
 from . import ClassImport
-from .nbgrader_db import parse_time
+from .times import parse_time
 
 
 def parse_due(text: str) -> datetime:

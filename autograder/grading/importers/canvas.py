@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..submissions import result_stem, visible, walled
+from ..skipped import UNREAD
 from . import ClassImport, Identity
 from .folders import read_student
 
 NAME = re.compile(r"^(?P<name>[^\W_]+)(?P<late>_late)?_(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
+CANVAS_LIKE = re.compile(r"_\d+_\d+_.")  # a user id and an attachment id: a student's file, its name unread
 RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[^.]+(\.txt)?)?$")
 
 
@@ -76,7 +78,11 @@ def import_canvas(folder: Path, stage: Path, assignments: list[str], stubs: dict
     uploads, skipped = [], []
     for entry in visible(folder):
         upload = parse(Path(entry.path)) if entry.is_file(follow_symlinks=False) else None
-        if upload is None:
+        if upload is None and entry.is_file(follow_symlinks=False) and CANVAS_LIKE.search(entry.name):
+            skipped.append(f"{UNREAD}{entry.name!r} carries Canvas's user and attachment ids, but not a student name "
+                           "the way Canvas writes it (<name>_<user id>_<attachment id>_<file>); rename it so, or "
+                           "grade it by hand")
+        elif upload is None:
             what = "a folder" if entry.is_dir() else "a link" if entry.is_symlink() else "a file"
             skipped.append(f"skipped {entry.name!r}: {what} not named the way Canvas names a submission "
                            "(<name>_<user id>_<attachment id>_<file>)")

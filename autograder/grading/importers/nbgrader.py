@@ -18,6 +18,7 @@ from ...results import safe_text
 from . import ClassImport, Identity
 from .folders import import_folders
 from .nbgrader_db import lateness, part_arrivals, read_gradebook
+from .times import has_zone, parse_time
 
 SUBMITTED = "submitted"
 COURSE_PARTS = {"source", "release", "autograded", "feedback", "gradebook.db", "nbgrader_config.py", "exchange",
@@ -42,10 +43,11 @@ def import_nbgrader(folder: Path, stage: Path, assignments: list[str], stubs: di
         summary += "; names, e-mails and LMS user ids read from gradebook.db"
     elif gradebook.trouble:
         summary += f"; gradebook.db not read ({gradebook.trouble})"
-    identities, late, unknown, extended = {}, 0, 0, 0
+    identities, late, unknown, extended, zoneless = {}, 0, 0, 0, 0
     for submission in found.submissions:
         stamps = timestamps(folder / SUBMITTED / submission.student_id)
-        when = max(stamps.values(), default="")
+        when = max(stamps.values(), key=lambda s: (parse_time(s) is not None, parse_time(s) or s), default="")
+        zoneless += sum(1 for s in stamps.values() if parse_time(s) is not None and not has_zone(s))
         parts = part_arrivals(gradebook, submission.student_id, stamps)
         is_late = lateness(parts)
         late += bool(is_late)
@@ -59,6 +61,8 @@ def import_nbgrader(folder: Path, stage: Path, assignments: list[str], stubs: di
         summary += (f"; due dates from gradebook.db: {late} submitted late"
                     + (f"; {extended} with an extension, judged against the extended due date" if extended else "")
                     + (f", {unknown} not known (a folder with no due date or time)" if unknown else ""))
+    if zoneless:
+        summary += f"; {zoneless} timestamp.txt without a time zone, taken as UTC"
     return ClassImport("nbgrader course", found.submissions, summary, identities, found.skipped)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ...results import safe_text
 from . import Identity, PartArrival
+from .times import parse_time, shown_time
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -68,23 +69,6 @@ def read_gradebook(database: Path) -> Gradebook:
     except sqlite3.Error as exc:
         return Gradebook(trouble=str(exc)[:80])
     return found
-
-
-def parse_time(text: str) -> datetime | None:
-    """nbgrader's times: "2026-11-30 10:00:00.000000 UTC" in timestamp.txt, naive UTC in the database, or
-    ISO 8601 with an offset. None for anything else (a time zone given by name other than UTC)."""
-    text = text.strip()
-    if text.upper().endswith(" UTC"):
-        text = text[:-4]
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
-
-
-def shown_time(when: datetime) -> str:
-    return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def duration(length: timedelta) -> str:

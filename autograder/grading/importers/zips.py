@@ -8,6 +8,10 @@ megabyte (a zip bomb), members that cannot all be created (a file and a folder o
 are measured while writing, never taken from the archive's own headers. Links inside the archive are not
 created (they are listed as skipped), nor are hidden files, macOS metadata (`__MACOSX/`) and members whose
 names hold control characters.
+
+A member name without the zip's UTF-8 flag is read as UTF-8 when its bytes are valid UTF-8, else as the
+legacy code page (CP437): Info-ZIP's `zip` (Linux, macOS) writes UTF-8 names without the flag, and reading
+them as CP437 would turn "zoë" into "zo├½" and lose the student.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ MAX_PATH_PARTS = 32        # folders deep, the file included
 MAX_PATH_CHARS = 1024      # characters of a member's path (a part: 255 bytes, as file systems allow)
 CHUNK = 1 << 16
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_UTF8_FLAG = 0x800
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,21 @@ class Refused(ValueError):
 class Unpacked:
     folder: Path
     skipped: list[str] = field(default_factory=list)   # member names not created (links)
+
+
+def _read_names(members: list[zipfile.ZipInfo]) -> None:
+    """Re-read each name zipfile decoded as CP437 (UTF-8 flag clear) as UTF-8 where its bytes are valid UTF-8.
+    Only `filename` changes: zipfile checks `orig_filename` against the member's local header."""
+    for info in members:
+        if info.flag_bits & _UTF8_FLAG:
+            continue
+        raw = info.orig_filename.encode("cp437")  # CP437 maps all 256 bytes: the name's bytes, exactly
+        try:
+            name = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if name != info.orig_filename:
+            info.filename = name.split("\x00", 1)[0]
 
 
 def _member_path(name: str) -> PurePosixPath | None:
@@ -110,6 +130,7 @@ def unpack(archive: Path, target: Path, limits: Limits = STUDENT_ZIP) -> Unpacke
         raise Refused(f"{name} is not a readable zip archive ({exc.__class__.__name__})") from None
     with handle:
         members = handle.infolist()
+        _read_names(members)
         if len(members) > limits.members:
             raise Refused(f"{name} holds {len(members)} files, more than the {limits.members} a submission may hold")
         for info in members:

@@ -220,7 +220,10 @@ async function act(key) {
   else if (key === "f") await score(q.points);
   else if (key === "n") await score(0);
   else if (key === "h") await score(q.points / 2);
-  else if ((key === "a" || key === "Enter") && g && g.suggested !== null && g.suggested !== undefined) await score(g.suggested);
+  else if ((key === "a" || key === "Enter") && g) {
+    if (g.suggested !== null && g.suggested !== undefined) await score(g.suggested);
+    else say(`no suggested score for this group: type one (0 to ${fmt(q.points)}, f full, h half, n none, e exact)`);
+  }
   else if (key === "e") ask("score", `score (0 to ${fmt(q.points)}):`);
   else if (key === "c" && g) ask("feedback", "feedback:", g.feedback);
   else if (key === "u") await score(null);
