@@ -1,0 +1,390 @@
+"""Small, generic edits of one function or class of a student's own code: the repair search's candidates.
+
+Each edit changes one place of the definition as a student's slip would: a call replaced by a sibling from the
+lessons' vocabulary, a dimension, an axis or an index changed, a keyword added or dropped, a wrapping call added
+or dropped, two arguments or two names of the same kind swapped, a comparison or a `~` flipped, a discarded
+result kept, a call moved across a sum, a layer's module built in `forward` moved to `__init__`. None of them
+knows a mistake: whether an edit is a repair is decided only by the hidden checks (repair/search.py).
+
+An edit is found again on a fresh parse by its place (the node's index in a fixed walk of the definition) and
+its choice (the index of its alternative there), so that two edits compose.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+from typing import Callable
+
+# Calls students mix up, by name: each may become another of its group.
+SIBLINGS = [("tanh", "sigmoid", "relu"), ("softmax", "log_softmax"), ("tril", "triu"),
+            ("log", "log2", "log10", "log1p"), ("sum", "mean"), ("unsqueeze", "squeeze"), ("matmul", "mul"),
+            ("bmm", "mul"), ("amax", "amin"), ("max", "min")]
+SIBLING_OF = {name: [other for other in group if other != name] for group in SIBLINGS for name in group}
+# Calls that wrap a value without changing what it is about: dropping one is a candidate edit.
+WRAPPERS = {"sqrt", "softmax", "log_softmax", "normalize", "detach", "tanh", "sigmoid", "relu", "exp", "log",
+            "abs", "contiguous", "clone", "float", "squeeze", "rsqrt", "log2", "log10", "log1p", "neg", "t"}
+REDUCTIONS = {"sum", "mean", "amax", "max", "logsumexp", "norm", "amin", "min", "prod"}
+AXIS_CALLS = {"softmax", "log_softmax", "sum", "mean", "unsqueeze", "squeeze", "transpose", "permute", "amax",
+              "max", "logsumexp", "normalize", "cumsum", "flip", "size", "norm", "amin", "min", "prod", "swapaxes",
+              "movedim", "tril", "triu", "view", "reshape", "expand", "repeat"}
+AXES = (-1, -2, 0, 1, 2, -3)
+FLIPPED = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
+           ast.LtE: ast.Gt}
+NEIGHBOUR = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+NAME_GROUPS = [("Q", "K", "V"), ("q", "k", "v"), ("x_q", "x_kv"), ("query", "key", "value"), ("queries", "keys", "values")]
+# cost rank of each kind of edit: the search tries cheap, likely slips first
+RANK = {"call": 0, "axis": 1, "keyword": 1, "operator": 2, "unwrap": 2, "swap": 2, "name": 3, "compare": 3,
+        "keep": 0, "across-sum": 1, "to-init": 1, "wrap": 4, "constant": 4, "index": 3, "order": 2}
+
+
+@dataclass(frozen=True)
+class Edit:
+    index: int        # the node, in walk order of the definition
+    choice: int       # which of its alternatives
+    kind: str         # call, axis, keyword, operator, unwrap, wrap, swap, name, compare, keep, across-sum, ...
+    old: str          # the node's code before
+    new: str          # and after
+    line: int         # the node's line in its cell
+    key: str          # what reports count repairs by: kind and what changed, without the student's names
+
+    @property
+    def rank(self) -> int:
+        return RANK.get(self.kind, 5)
+
+
+Mutate = Callable[[ast.AST, ast.AST], None]  # (definition, node) -> None: edits the fresh tree in place
+
+
+def definition(tree: ast.Module, name: str) -> ast.AST | None:
+    """The last top-level definition of `name` (a later definition wins, as when the file runs)."""
+    found = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name]
+    return found[-1] if found else None
+
+
+def nodes(definition_node: ast.AST) -> list[ast.AST]:
+    """The definition's nodes in a fixed order (docstrings left out)."""
+    docs = {id(n.value) for n in ast.walk(definition_node) if isinstance(n, ast.Expr)
+            and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
+    return [n for n in ast.walk(definition_node) if id(n) not in docs]
+
+
+def callee(node: ast.Call) -> str | None:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def integer(node: ast.AST) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) is int:
+        return -node.operand.value
+    return None
+
+
+def number_node(value: float | int) -> ast.AST:
+    return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)
+
+
+def replaced(new: ast.AST) -> Mutate:
+    def mutate(root: ast.AST, node: ast.AST) -> None:
+        substitute(root, node, copy.deepcopy(new))
+    return mutate
+
+
+def substitute(root: ast.AST, old: ast.AST, new: ast.AST) -> bool:
+    for parent in ast.walk(root):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return True
+            if isinstance(value, list) and any(v is old for v in value):
+                setattr(parent, field, [new if v is old else v for v in value])
+                return True
+    return False
+
+
+class Context:
+    """What edits of one definition may use: its names by group, and a class's unused modules."""
+
+    def __init__(self, root: ast.AST) -> None:
+        loaded = {n.id for n in ast.walk(root) if isinstance(n, ast.Name)}
+        self.groups = [tuple(name for name in group if name in loaded) for group in NAME_GROUPS]
+        self.groups = [g for g in self.groups if len(g) > 1]
+        self.attr_groups: list[tuple[str, ...]] = []
+        self.unused_modules: list[str] = []
+        self.forward_names: set[str] = set()
+        if isinstance(root, ast.ClassDef):
+            attrs = sorted({n.attr for n in ast.walk(root) if isinstance(n, ast.Attribute)
+                            and isinstance(n.value, ast.Name) and n.value.id == "self"})
+            by_prefix: dict[str, list[str]] = {}
+            for attr in attrs:
+                stem = attr.rstrip("qkvQKV").rstrip("_") if len(attr) > 1 else ""
+                if stem and stem != attr:
+                    by_prefix.setdefault(stem, []).append(attr)
+            self.attr_groups = [tuple(g) for g in by_prefix.values() if len(g) > 1]
+            init = method(root, "__init__")
+            forward = method(root, "forward")
+            if init is not None and forward is not None:
+                made = {t.attr for s in ast.walk(init) if isinstance(s, ast.Assign) for t in s.targets
+                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+                used = {n.attr for n in ast.walk(forward) if isinstance(n, ast.Attribute)}
+                self.unused_modules = sorted(made - used)
+                self.forward_names = {a.arg for a in forward.args.args if a.arg != "self"}
+
+
+def method(root: ast.AST, name: str) -> ast.FunctionDef | None:
+    return next((n for n in root.body if isinstance(n, ast.FunctionDef) and n.name == name), None) \
+        if isinstance(root, ast.ClassDef) else None
+
+
+def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[str, ast.AST | None, Mutate, str]]:
+    """Every edit of this node: (kind, the new node or None, how to make it, the key reports count it by)."""
+    found: list[tuple[str, ast.AST | None, Mutate, str]] = []
+
+    def put(kind: str, new: ast.AST, key: str) -> None:
+        found.append((kind, new, replaced(new), key))
+
+    if isinstance(node, ast.Call):
+        name = callee(node)
+        if name in SIBLING_OF:
+            for other in SIBLING_OF[name]:
+                func = copy.copy(node.func)
+                if isinstance(func, ast.Attribute):
+                    func.attr = other
+                else:
+                    func.id = other
+                put("call", ast.Call(func, node.args, node.keywords), f"call-{name}-to-{other}")
+        if name in AXIS_CALLS:
+            for position, arg in enumerate(node.args):
+                value = integer(arg)
+                if value is not None and (name != "size" or position == 0):
+                    for axis in AXES:
+                        if axis != value:
+                            args = list(node.args)
+                            args[position] = number_node(axis)
+                            put("axis", ast.Call(node.func, args, node.keywords), f"axis-of-{name}")
+            for k, keyword in enumerate(node.keywords):
+                value = integer(keyword.value)
+                if keyword.arg == "dim" and value is not None:
+                    for axis in AXES:
+                        if axis != value:
+                            keywords = list(node.keywords)
+                            keywords[k] = ast.keyword("dim", number_node(axis))
+                            put("axis", ast.Call(node.func, node.args, keywords), f"axis-of-{name}")
+            if name in ("softmax", "log_softmax", "sum", "mean", "normalize") and not node.keywords \
+                    and len(node.args) == (1 if isinstance(node.func, ast.Attribute) and name != "normalize"
+                                           and not is_module_call(node) else 2 if name != "normalize" else 1):
+                put("keyword", ast.Call(node.func, node.args, [ast.keyword("dim", number_node(-1))]),
+                    f"keyword-dim-added-to-{name}")
+        if name in REDUCTIONS:
+            keep = [k for k in node.keywords if k.arg == "keepdim"]
+            if not keep:
+                put("keyword", ast.Call(node.func, node.args, [*node.keywords, ast.keyword("keepdim", ast.Constant(True))]),
+                    f"keepdim-added-to-{name}")
+            else:
+                put("keyword", ast.Call(node.func, node.args, [k for k in node.keywords if k.arg != "keepdim"]),
+                    f"keepdim-dropped-from-{name}")
+        if name in WRAPPERS:
+            if isinstance(node.func, ast.Attribute) and not node.args and not is_module_call(node):
+                put("unwrap", node.func.value, f"call-{name}-dropped")     # x.detach() -> x
+            elif node.args and not isinstance(node.args[0], ast.Starred):
+                if not (isinstance(node.func, ast.Attribute) and not is_module_call(node)):
+                    put("unwrap", node.args[0], f"call-{name}-dropped")    # torch.sqrt(x) -> x
+                else:
+                    put("unwrap", node.func.value, f"call-{name}-dropped")  # x.softmax(-1) -> x
+        if len(node.args) >= 2 and not node.keywords or len(node.args) == 2:
+            for i in range(len(node.args) - 1):
+                for j in range(i + 1, len(node.args)):
+                    a, b = node.args[i], node.args[j]
+                    if integer(a) is None and integer(b) is None and ast.dump(a) != ast.dump(b):
+                        args = list(node.args)
+                        args[i], args[j] = b, a
+                        put("swap", ast.Call(node.func, args, node.keywords), "arguments-swapped")
+        if name == "len" and len(node.args) == 1:
+            put("call", ast.Subscript(ast.Attribute(node.args[0], "shape", ast.Load()), number_node(-1), ast.Load()),
+                "len-to-last-size")
+        for unused in context.unused_modules:
+            for position, arg in enumerate(node.args):
+                if isinstance(arg, ast.Name) and arg.id in context.forward_names:
+                    args = list(node.args)
+                    args[position] = self_call(unused, arg)
+                    put("wrap", ast.Call(node.func, args, node.keywords), "unused-module-applied")
+    elif isinstance(node, ast.BinOp):
+        if isinstance(node.op, (ast.MatMult, ast.Mult)):
+            other = ast.Mult() if isinstance(node.op, ast.MatMult) else ast.MatMult()
+            put("operator", ast.BinOp(node.left, other, node.right),
+                "operator-matmul-to-mul" if isinstance(node.op, ast.MatMult) else "operator-mul-to-matmul")
+        if isinstance(node.op, (ast.MatMult, ast.Sub)) or (isinstance(node.op, ast.Div) and not is_number(node.right)):
+            put("swap", ast.BinOp(node.right, node.op, node.left), "operands-swapped")
+        if isinstance(node.op, ast.Div) and not is_number(node.right):
+            put("wrap", ast.BinOp(node.left, node.op, ast.Call(ast.Attribute(ast.Name("math", ast.Load()), "sqrt",
+                                                                             ast.Load()), [node.right], [])),
+                "sqrt-added-to-divisor")
+        if isinstance(node.op, (ast.Div, ast.Mult)) and not isinstance(node.op, ast.MatMult):
+            put("operator", ast.BinOp(node.left, ast.Mult() if isinstance(node.op, ast.Div) else ast.Div(),
+                                      node.right), "operator-div-mul")
+        if isinstance(node.op, ast.Pow) and is_number(node.right):
+            put("constant", ast.BinOp(node.left, node.op, ast.Constant(0.5 if value_of(node.right) != 0.5 else -0.5)),
+                "power-changed")
+        if isinstance(node.op, ast.Add) and isinstance(node.left, ast.Call) and isinstance(node.right, ast.Call) \
+                and ast.dump(node.left.func) == ast.dump(node.right.func) and len(node.left.args) == 1 \
+                and len(node.right.args) == 1 and not node.left.keywords and not node.right.keywords:
+            inner = ast.BinOp(node.left.args[0], ast.Add(), node.right.args[0])
+            put("across-sum", ast.Call(node.left.func, [inner], []), "call-moved-across-sum")
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+        op = type(node.ops[0])
+        if op in FLIPPED:
+            put("compare", ast.Compare(node.left, [FLIPPED[op]()], node.comparators), "comparison-flipped")
+        if op in NEIGHBOUR:
+            put("compare", ast.Compare(node.left, [NEIGHBOUR[op]()], node.comparators), "comparison-boundary")
+    elif isinstance(node, ast.UnaryOp):
+        if isinstance(node.op, (ast.Invert, ast.Not)):
+            put("compare", node.operand, "negation-dropped")
+        elif isinstance(node.op, ast.USub) and not is_number(node.operand):
+            put("operator", node.operand, "minus-dropped")
+    elif isinstance(node, ast.Subscript) and integer(node.slice) is not None:
+        for axis in AXES:
+            if axis != integer(node.slice):
+                put("index", ast.Subscript(node.value, number_node(axis), node.ctx), "index-changed")
+    elif isinstance(node, ast.Constant) and type(node.value) is float:   # integers are axes and indices (above)
+        options = [-node.value]
+        if type(node.value) is float and node.value not in (0.0, 1.0, -1.0):
+            options.append(1.0 / node.value)   # -1e-9 written for -1e9
+        for value in options:
+            if value != node.value:
+                put("constant", number_node(value), "constant-changed")
+    elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        for group in context.groups:
+            if node.id in group:
+                for other in group:
+                    if other != node.id:
+                        put("name", ast.Name(other, ast.Load()), "name-swapped")
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+            and isinstance(node.ctx, ast.Load):
+        for group in context.attr_groups:
+            if node.attr in group:
+                for other in group:
+                    if other != node.attr:
+                        put("name", ast.Attribute(node.value, other, node.ctx), "module-swapped")
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+            and isinstance(node.value.func.value, ast.Name) and not node.value.func.attr.endswith("_"):
+        target = node.value.func.value.id
+        new = ast.Assign([ast.Name(target, ast.Store())], node.value, lineno=node.lineno)
+        put("keep", new, "result-kept")
+    elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 2:
+        put("order", ast.Return(ast.Tuple(node.value.elts[::-1], ast.Load())), "returned-pair-swapped")
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and is_module_construction(node.value):
+        mover = to_init(node)
+        if mover is not None and method(root, "__init__") is not None and in_method(root, node, "forward"):
+            found.append(("to-init", None, mover, "module-built-in-forward-moved-to-init"))
+    return found
+
+
+def is_number(node: ast.AST) -> bool:
+    return value_of(node) is not None
+
+
+def value_of(node: ast.AST) -> float | None:
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) in (int, float):
+        return -node.operand.value
+    return None
+
+
+def is_module_call(node: ast.Call) -> bool:
+    """`torch.softmax(x, ...)`, `F.softmax(...)`, `math.sqrt(...)`: a function of a module, not a method of x."""
+    func = node.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in (
+        "torch", "F", "math", "np", "numpy", "functional", "nn")
+
+
+def is_module_construction(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+        and node.func.value.id == "nn" and node.func.attr[:1].isupper()
+
+
+def self_call(attr: str, arg: ast.AST) -> ast.Call:
+    return ast.Call(ast.Attribute(ast.Name("self", ast.Load()), attr, ast.Load()), [arg], [])
+
+
+def in_method(root: ast.AST, node: ast.AST, name: str) -> bool:
+    found = method(root, name)
+    return found is not None and any(n is node for n in ast.walk(found))
+
+
+def to_init(statement: ast.Assign) -> Mutate | None:
+    """`self.W = nn.Linear(...)` or `W = nn.Linear(...)` in forward: made once in __init__ instead (a local name
+    becomes an attribute). Sizes read from forward's inputs cannot move."""
+    target = statement.targets[0]
+    if isinstance(target, ast.Name):
+        attr = f"_{target.id}" if not target.id.startswith("_") else target.id
+        local = target.id
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        attr, local = target.attr, None
+    else:
+        return None
+
+    def mutate(root: ast.AST, node: ast.AST) -> None:
+        init, forward = method(root, "__init__"), method(root, "forward")
+        forward.body = [s for s in forward.body if s is not node] or [ast.Pass()]
+        for n in ast.walk(forward):
+            if local is not None and isinstance(n, ast.Name) and n.id == local:
+                substitute(forward, n, ast.Attribute(ast.Name("self", ast.Load()), attr, n.ctx))
+        init.body.append(ast.Assign([ast.Attribute(ast.Name("self", ast.Load()), attr, ast.Store())],
+                                    copy.deepcopy(node.value), lineno=0))
+    return mutate
+
+
+def singles(source: str, name: str) -> list[Edit]:
+    """Every single edit of the definition `name` in this cell, cheapest kinds first, then in order of the code."""
+    tree = ast.parse(source)
+    root = definition(tree, name)
+    if root is None:
+        return []
+    context = Context(root)
+    found = []
+    for index, node in enumerate(nodes(root)):
+        for choice, (kind, new, _, key) in enumerate(alternatives(node, root, context)):
+            old_text = ast.unparse(node)
+            new_text = ast.unparse(new) if new is not None else moved_text(node)
+            if old_text != new_text:
+                found.append(Edit(index, choice, kind, old_text, new_text, getattr(node, "lineno", root.lineno), key))
+    return sorted(found, key=lambda e: (e.rank, e.index, e.choice))
+
+
+def moved_text(node: ast.AST) -> str:
+    return f"{ast.unparse(node)}  (moved to __init__)"
+
+
+def apply(source: str, name: str, chosen: list[Edit]) -> str | None:
+    """The cell's source with these edits made in the definition `name` (the rest of the cell as written), or
+    None when they overlap (one inside the other) or change nothing."""
+    tree = ast.parse(source)
+    root = definition(tree, name)
+    if root is None:
+        return None
+    walked = nodes(root)
+    context = Context(root)
+    made = []
+    for edit in chosen:
+        if edit.index >= len(walked):
+            return None
+        node = walked[edit.index]
+        options = alternatives(node, root, context)
+        if edit.choice >= len(options):
+            return None
+        made.append((node, options[edit.choice][2]))
+    for node, _ in made:
+        if any(other is not node and any(n is node for n in ast.walk(other)) for other, _ in made):
+            return None   # nested: the outer edit would lose the inner one
+    for node, mutate in made:
+        mutate(root, node)
+    new_definition = ast.unparse(ast.fix_missing_locations(root))
+    lines = source.splitlines(keepends=True)
+    first = min([root.lineno, *(d.lineno for d in root.decorator_list)])
+    text = "".join(lines[:first - 1]) + new_definition + "\n" + "".join(lines[root.end_lineno:])
+    return text if text != source else None
