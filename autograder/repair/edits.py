@@ -23,7 +23,7 @@ SIBLINGS = [("tanh", "sigmoid", "relu"), ("softmax", "log_softmax"), ("tril", "t
 SIBLING_OF = {name: [other for other in group if other != name] for group in SIBLINGS for name in group}
 # Calls that wrap a value without changing what it is about: dropping one is a candidate edit.
 WRAPPERS = {"sqrt", "softmax", "log_softmax", "normalize", "detach", "tanh", "sigmoid", "relu", "exp", "log",
-            "abs", "contiguous", "clone", "float", "squeeze", "rsqrt", "log2", "log10", "log1p", "neg", "t"}
+            "abs", "contiguous", "clone", "float", "squeeze", "rsqrt", "log2", "log10", "log1p", "neg", "t", "transpose"}
 REDUCTIONS = {"sum", "mean", "amax", "max", "logsumexp", "norm", "amin", "min", "prod"}
 AXIS_CALLS = {"softmax", "log_softmax", "sum", "mean", "unsqueeze", "squeeze", "transpose", "permute", "amax",
               "max", "logsumexp", "normalize", "cumsum", "flip", "size", "norm", "amin", "min", "prod", "swapaxes",
@@ -261,6 +261,10 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
                 for other in group:
                     if other != node.id:
                         put("name", ast.Name(other, ast.Load()), "name-swapped")
+    elif isinstance(node, ast.Attribute) and node.attr in ("T", "mT") and isinstance(node.ctx, ast.Load):
+        put("unwrap", node.value, "transpose-dropped")
+    elif isinstance(node, ast.Attribute) and node.attr == "weight" and isinstance(node.ctx, ast.Load):
+        put("wrap", ast.Attribute(node, "T", ast.Load()), "transpose-added")
     elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
             and isinstance(node.ctx, ast.Load):
         for group in context.attr_groups:
@@ -360,13 +364,14 @@ def moved_text(node: ast.AST) -> str:
     return f"{ast.unparse(node)}  (moved to __init__)"
 
 
-def apply(source: str, name: str, chosen: list[Edit]) -> str | None:
-    """The cell's source with these edits made in the definition `name` (the rest of the cell as written), or
-    None when they overlap (one inside the other) or change nothing."""
-    tree = ast.parse(source)
-    root = definition(tree, name)
-    if root is None:
+def edited(source: str | ast.Module, name: str, chosen: list[Edit]) -> ast.AST | None:
+    """The definition `name` of this cell (its text, or its parse, left untouched) with these edits made, or None
+    when they overlap (one inside the other) or no longer fit the code."""
+    tree = ast.parse(source) if isinstance(source, str) else source
+    original = definition(tree, name)
+    if original is None:
         return None
+    root = copy.deepcopy(original)
     walked = nodes(root)
     context = Context(root)
     made = []
@@ -375,7 +380,7 @@ def apply(source: str, name: str, chosen: list[Edit]) -> str | None:
             return None
         node = walked[edit.index]
         options = alternatives(node, root, context)
-        if edit.choice >= len(options):
+        if edit.choice >= len(options) or options[edit.choice][3] != edit.key:
             return None
         made.append((node, options[edit.choice][2]))
     for node, _ in made:
@@ -383,8 +388,27 @@ def apply(source: str, name: str, chosen: list[Edit]) -> str | None:
             return None   # nested: the outer edit would lose the inner one
     for node, mutate in made:
         mutate(root, node)
-    new_definition = ast.unparse(ast.fix_missing_locations(root))
+    return ast.fix_missing_locations(root)
+
+
+def apply(source: str, name: str, chosen: list[Edit]) -> str | None:
+    """The cell's source with these edits made in the definition `name` (the rest of the cell as written)."""
+    root = edited(source, name, chosen)
+    if root is None:
+        return None
     lines = source.splitlines(keepends=True)
     first = min([root.lineno, *(d.lineno for d in root.decorator_list)])
-    text = "".join(lines[:first - 1]) + new_definition + "\n" + "".join(lines[root.end_lineno:])
-    return text if text != source else None
+    return "".join(lines[:first - 1]) + ast.unparse(root) + "\n" + "".join(lines[root.end_lineno:])
+
+
+def renamed(source: str | ast.Module, name: str, chosen: list[Edit], new_name: str) -> str | None:
+    """The edited definition alone, under another name (references to its own name inside it follow), so that
+    many candidates can sit in one module beside the student's own code."""
+    root = edited(source, name, chosen)
+    if root is None:
+        return None
+    root.name = new_name
+    for node in ast.walk(root):
+        if isinstance(node, ast.Name) and node.id == name:
+            node.id = new_name
+    return ast.unparse(root)

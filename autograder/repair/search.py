@@ -3,27 +3,34 @@
 For a function or class whose checks failed, candidates (repair/edits.py: single edits, cheapest kinds first,
 then pairs of them) are run like any student code, in a sandboxed child, and judged here in the parent by the
 SAME hidden test functions on the same inputs. A candidate is a repair only when every check of that
-definition passes. Candidates are screened one after the other in one child (the file is loaded again, as a
-fresh module, for each); a candidate that passes there is confirmed in a child of its own before it is
-believed, so nothing one candidate left behind in the process can make another look right.
+definition passes, in a child of its own with the edited file.
+
+Most candidates are wrong, so they are screened first, cheaply: all of them are loaded into one child beside the
+student's code, each under a name of its own, and called on the calls whose result was wrong (the diagnosis'
+record of what the checks sent, judged against the float64 reference the diagnosis uses). Only those that get
+those calls right are run through the checks. The screen only discards; what is shown is what the checks passed.
 """
 from __future__ import annotations
 
 import ast
 import dataclasses
 import itertools
+import math
 import os
 from dataclasses import dataclass
 from typing import Callable
 
 from ..grading.student import StudentFile
 from ..grading.submissions import SourceFile
-from ..sandbox import ChildFailure
+from ..diagnosis.compare import agree
+from ..diagnosis.probe import Probe, spec_shape
+from ..diagnosis.registry import EXACT_ZEROS, canonical, reference
 from . import edits as edit_space
 
-SINGLES = 48   # single edits tried per definition, at most
-PAIRS = 48     # pairs tried per definition, at most, after no single edit repaired it
-PAIR_POOL = 14  # pairs are made of the first this many single edits (cheapest kinds first)
+SINGLES = 80     # single edits tried per definition, at most
+PAIRS = 150      # pairs tried per definition, at most
+PAIR_POOL = 24   # pairs are made of the first this many single edits (cheapest kinds first)
+UNSCREENED = 12  # candidates run through the checks when no wrong call can screen them (a gradient, say)
 SWITCH = "ATTNKIT_REPAIR"   # "off": no repair search (the bench's baseline)
 
 
@@ -67,24 +74,6 @@ def located(source: SourceFile, name: str) -> tuple[int, str] | None:
     return None
 
 
-class ScreenFile(StudentFile):
-    """A student file whose child is kept from one candidate to the next: each candidate is loaded into it as a
-    fresh module (a crash or hang costs the child, and the next candidate gets a new one)."""
-
-    def use(self, source: SourceFile) -> None:
-        self.source = source
-        self.fatal = None
-        self.output = []
-        if self.child is not None and self.child.usable:
-            limits = self.server.config.limits
-            try:
-                reply = self.child.request({"op": "load", "module": source.assignment, "filename": source.filename,
-                                            "cells": list(source.cells)}, limits.load_seconds)
-                self.load_errors = [e for e in (reply.get("errors") or []) if isinstance(e, dict)]
-            except ChildFailure:
-                self.child = None
-
-
 def passes(handle: StudentFile, checks: list[Check]) -> bool:
     """Whether every check passes on this handle's code (any exception from a check is a failure)."""
     for check in checks:
@@ -97,44 +86,154 @@ def passes(handle: StudentFile, checks: list[Check]) -> bool:
     return True
 
 
-def candidates(cell: str, name: str) -> tuple[list[edit_space.Edit], list[tuple[edit_space.Edit, ...]]]:
+def candidates(cell: str, name: str) -> tuple[list[tuple[edit_space.Edit, ...]], list[tuple[edit_space.Edit, ...]]]:
     """The single edits to try, and the pairs (made of the cheapest singles, at two different places)."""
     found = edit_space.singles(cell, name)
     pool = found[:PAIR_POOL]
     pairs = [(a, b) for a, b in itertools.combinations(pool, 2) if a.index != b.index]
     pairs.sort(key=lambda pair: (pair[0].rank + pair[1].rank, pair[0].index, pair[1].index))
-    return found[:SINGLES], pairs[:PAIRS]
+    return [(e,) for e in found[:SINGLES]], pairs[:PAIRS]
 
 
-def search(server, source: SourceFile, question: str, checks: list[Check]) -> Repair | NoRepair | None:
+def wrong_calls(handle: StudentFile, target: str) -> list[Probe]:
+    """The calls of `target` the checks made whose result was wrong (or that raised where the reference does
+    not), as the diagnosis judges them, smallest first (a call with a size-1 axis last: many ways of writing the
+    code agree there)."""
+    found = []
+    for observation in handle.diagnoser.observations:
+        if observation.probe.target != target or (observation.raised and observation.report.get("backward")):
+            continue
+        try:
+            right = right_result(observation.probe)
+        except Exception:  # noqa: BLE001 - inputs the reference rejects: this call says nothing here
+            continue
+        if observation.raised or not agree(canonical(target, observation.output), right,
+                                           exact_zeros=target in EXACT_ZEROS).same:
+            found.append(observation.probe)
+    return sorted(found, key=lambda p: (p.degenerate(), size(p)))
+
+
+def size(probe: Probe) -> int:
+    total = 0
+    for value in [*probe.args, *probe.kwargs.values()]:
+        shape = spec_shape(value)
+        total += math.prod(shape) if shape else 0
+    return total
+
+
+def right_result(probe: Probe) -> object:
+    return canonical(probe.target, reference(probe.in_float64()))
+
+
+def search(server, source: SourceFile, question: str, checks: list[Check],
+           handle: StudentFile | None = None) -> Repair | NoRepair | None:
     """The first candidate, single edits before pairs, that makes every check of `question` pass; NoRepair when
-    none in the budget does; None when the definition is not in the file (nothing to edit)."""
+    none in the budget does; None when the definition is not in the file (nothing to edit). With the student's
+    own `handle`, candidates are first screened on a call whose result was wrong (cheap: all of them in one
+    child), and only those that get it right are run through the checks."""
     place = located(source, question)
     if place is None:
         return None
     index, cell = place
     ordered = sorted(checks, key=lambda c: not c.failed)   # the failed checks first: most candidates fail there
     singles, pairs = candidates(cell, question)
-    screen = ScreenFile(server, source)
+    probes = wrong_calls(handle, question) if handle is not None else []
     tried = 0
-    try:
-        for chosen in [(e,) for e in singles] + pairs:
+    for phase in (singles, pairs):
+        if not phase:
+            continue
+        if probes:
+            hopeful = screened(server, source, cell, question, phase, probes[0])
+            tried += len(phase)
+        else:
+            hopeful = phase[:max(0, UNSCREENED - tried)]
+            tried += len(hopeful)
+        for chosen in hopeful:
             text = edit_space.apply(cell, question, list(chosen))
             if text is None:
                 continue
             edited = dataclasses.replace(source, cells=source.cells[:index] + (text,) + source.cells[index + 1:])
-            tried += 1
-            screen.use(edited)
-            if passes(screen, ordered) and confirmed(server, edited, ordered):
-                return Repair(question, index, tuple(sorted(chosen, key=lambda e: (e.line, e.index))),
-                              len(checks), tried)
+            if confirmed(server, edited, ordered):
+                return Repair(question, index, tuple(sorted(chosen, key=lambda e: (e.line, e.index))), len(checks),
+                              tried)
+    return NoRepair(question, tried, len(singles), bool(pairs))
+
+
+def screened(server, source: SourceFile, cell: str, question: str, tried: list, probe: Probe) -> list:
+    """The candidates that give the right result on a wrong call, in order. They are loaded all at once, each
+    under a name of its own beside the student's code, in one child, and called there: a function's candidates
+    in one sequence of calls, a class's one by one (each is built, given the probe's parameters, and called)."""
+    names, cells = [], []
+    tree = ast.parse(cell)
+    function = probe.init is None and not probe.params
+    for number, chosen in enumerate(tried):
+        name = f"{question}__repair_{number}"
+        text = edit_space.renamed(tree, question, list(chosen), name)
+        names.append(None if text is None else name)
+        if text is not None and function:   # a candidate that raises answers None, and the sequence goes on
+            text += (f"\n\n\ndef {name}__screened(*args, **kwargs):\n    try:\n        return {name}(*args, **kwargs)\n"
+                     "    except Exception:\n        return None\n")
+        cells.append(text or "")
+    screen = StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(c for c in cells if c)))
+    right = right_result(probe)
+    try:
+        if probe.init is None and not probe.params:
+            outputs = in_sequence(screen, [n for n in names if n is not None], probe)
+        else:
+            outputs = {n: output_of(screen, n, probe) for n in names if n is not None}
     finally:
         screen.close()
-    return NoRepair(question, tried, len(edit_space.singles(cell, question)), bool(pairs))
+    return [chosen for chosen, name in zip(tried, names) if name in outputs and right_on(probe, outputs[name], right)]
+
+
+def right_on(probe: Probe, output: object, right: object) -> bool:
+    if output is None:
+        return False
+    try:
+        return agree(canonical(probe.target, output), right, exact_zeros=probe.target in EXACT_ZEROS).same
+    except Exception:  # noqa: BLE001 - an answer of another kind than the reference's: not right
+        return False
+
+
+def in_sequence(screen: StudentFile, names: list[str], probe: Probe) -> dict[str, object]:
+    """{candidate: its output} for each candidate that returned, called in one round trip (the rest again after
+    one that raised; one by one after one that crashed the child)."""
+    found: dict[str, object] = {}
+    start = 0
+    while start < len(names):
+        calls = [{"target": f"{n}__screened", "args": list(probe.args), "kwargs": dict(probe.kwargs), "layouts": {}, "keep": False,
+                  "reuse": None, "judged": True, "grad_args": []} for n in names[start:]]
+        try:
+            reply = screen._connect().request({"op": "sequence", "calls": calls},
+                                              screen.server.config.limits.call_seconds + 0.01 * len(calls))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 - a crash or hang: the rest one by one, each crash costing one child
+            found.update({n: output_of(screen, n, probe) for n in names[start:]})
+            break
+        outputs = reply.get("outputs") if isinstance(reply.get("outputs"), list) else []
+        for name, output in zip(names[start:], outputs):
+            found[name] = output
+        if reply.get("ok"):
+            break
+        failed = reply.get("call")
+        start += (failed if isinstance(failed, int) and failed >= len(outputs) else len(outputs)) + 1
+    return found
+
+
+def output_of(screen: StudentFile, name: str, probe: Probe) -> object:
+    try:
+        return screen.run(name, *probe.args, kwargs=dict(probe.kwargs), init=probe.init,
+                          params=dict(probe.params) if probe.params else None, record=False,
+                          inputs_may_change=True).output
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # noqa: BLE001 - the candidate failed on this call: a None never agrees
+        return None
 
 
 def confirmed(server, source: SourceFile, checks: list[Check]) -> bool:
-    """The candidate passes every check again in a child of its own."""
+    """The candidate passes every check, in a child of its own."""
     handle = StudentFile(server, source)
     try:
         return passes(handle, checks)
