@@ -67,7 +67,9 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server) 
         if not checks or not any(c.failed for c in checks):
             continue
         try:
-            answer = search.search(server, handle.source, question, checks, handle)
+            # pairs where a failure of the question is not named: a named one has its cause already
+            unnamed = any(not tests[i].diagnoses for i in indices)
+            answer = search.search(server, handle.source, question, checks, handle, pairs=unnamed)
         except Exception as problem:  # noqa: BLE001 - the search's own bug: the student keeps the result graded
             print(f"grader: the repair search for {question} failed ({type(problem).__name__}: {problem})",
                   file=sys.stderr)

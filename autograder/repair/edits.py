@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
+import itertools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -63,9 +65,11 @@ def definition(tree: ast.Module, name: str) -> ast.AST | None:
 
 
 def nodes(definition_node: ast.AST) -> list[ast.AST]:
-    """The definition's nodes in a fixed order (docstrings left out)."""
+    """The definition's nodes in a fixed order (docstrings and the digits of a negative number left out)."""
     docs = {id(n.value) for n in ast.walk(definition_node) if isinstance(n, ast.Expr)
             and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
+    docs |= {id(n.operand) for n in ast.walk(definition_node) if isinstance(n, ast.UnaryOp)
+             and isinstance(n.op, ast.USub) and isinstance(n.operand, ast.Constant)}
     return [n for n in ast.walk(definition_node) if id(n) not in docs]
 
 
@@ -89,7 +93,7 @@ def number_node(value: float | int) -> ast.AST:
 
 def replaced(new: ast.AST) -> Mutate:
     def mutate(root: ast.AST, node: ast.AST) -> None:
-        substitute(root, node, copy.deepcopy(new))
+        substitute(root, node, new)   # `new` was built on this very parse: no copy needed
     return mutate
 
 
@@ -173,10 +177,10 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
                             keywords = list(node.keywords)
                             keywords[k] = ast.keyword("dim", number_node(axis))
                             put("axis", ast.Call(node.func, node.args, keywords), f"axis-of-{name}")
-            if name in ("softmax", "log_softmax", "sum", "mean", "normalize") and not node.keywords \
-                    and len(node.args) == (1 if isinstance(node.func, ast.Attribute) and name != "normalize"
-                                           and not is_module_call(node) else 2 if name != "normalize" else 1):
-                put("keyword", ast.Call(node.func, node.args, [ast.keyword("dim", number_node(-1))]),
+            own = 1 if is_module_call(node) or not isinstance(node.func, ast.Attribute) else 0
+            if name in ("softmax", "log_softmax") and not any(k.arg == "dim" for k in node.keywords) \
+                    and len(node.args) == own:
+                put("keyword", ast.Call(node.func, node.args, [*node.keywords, ast.keyword("dim", number_node(-1))]),
                     f"keyword-dim-added-to-{name}")
         if name in REDUCTIONS:
             keep = [k for k in node.keywords if k.arg == "keepdim"]
@@ -186,6 +190,10 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
             else:
                 put("keyword", ast.Call(node.func, node.args, [k for k in node.keywords if k.arg != "keepdim"]),
                     f"keepdim-dropped-from-{name}")
+        for keyword in node.keywords:
+            if keyword.arg and keyword.arg not in ("dim", "keepdim"):
+                put("keyword", ast.Call(node.func, node.args, [k for k in node.keywords if k is not keyword]),
+                    f"keyword-{keyword.arg.lower().replace('_', '-')}-dropped")
         if name in WRAPPERS:
             if isinstance(node.func, ast.Attribute) and not node.args and not is_module_call(node):
                 put("unwrap", node.func.value, f"call-{name}-dropped")     # x.detach() -> x
@@ -219,9 +227,14 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
         if isinstance(node.op, (ast.MatMult, ast.Sub)) or (isinstance(node.op, ast.Div) and not is_number(node.right)):
             put("swap", ast.BinOp(node.right, node.op, node.left), "operands-swapped")
         if isinstance(node.op, ast.Div) and not is_number(node.right):
-            put("wrap", ast.BinOp(node.left, node.op, ast.Call(ast.Attribute(ast.Name("math", ast.Load()), "sqrt",
-                                                                             ast.Load()), [node.right], [])),
+            put("wrap", ast.BinOp(node.left, node.op, ast.BinOp(node.right, ast.Pow(), ast.Constant(0.5))),
                 "sqrt-added-to-divisor")
+        if isinstance(node.op, ast.MatMult):
+            keys = transposed_name(node.right)
+            if keys is not None:   # scores with no scale: divided by sqrt of the keys' last size
+                size = ast.Subscript(ast.Attribute(ast.Name(keys, ast.Load()), "shape", ast.Load()), number_node(-1),
+                                     ast.Load())
+                put("wrap", ast.BinOp(node, ast.Div(), ast.BinOp(size, ast.Pow(), ast.Constant(0.5))), "scale-added")
         if isinstance(node.op, (ast.Div, ast.Mult)) and not isinstance(node.op, ast.MatMult):
             put("operator", ast.BinOp(node.left, ast.Mult() if isinstance(node.op, ast.Div) else ast.Div(),
                                       node.right), "operator-div-mul")
@@ -242,13 +255,17 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
     elif isinstance(node, ast.UnaryOp):
         if isinstance(node.op, (ast.Invert, ast.Not)):
             put("compare", node.operand, "negation-dropped")
+            put("compare", ast.Compare(node.operand, [ast.Eq()], [ast.Constant(0)]), "negation-as-comparison")
         elif isinstance(node.op, ast.USub) and not is_number(node.operand):
             put("operator", node.operand, "minus-dropped")
+        elif isinstance(node.op, ast.USub) and (type(value_of(node)) is float or abs(value_of(node)) >= 10):
+            put("constant", minus_inf(), "fill-to-minus-inf")   # a negative number that is no axis: a fill
     elif isinstance(node, ast.Subscript) and integer(node.slice) is not None:
         for axis in AXES:
             if axis != integer(node.slice):
                 put("index", ast.Subscript(node.value, number_node(axis), node.ctx), "index-changed")
     elif isinstance(node, ast.Constant) and type(node.value) is float:   # integers are axes and indices (above)
+        put("constant", minus_inf(), "fill-to-minus-inf")
         options = [-node.value]
         if type(node.value) is float and node.value not in (0.0, 1.0, -1.0):
             options.append(1.0 / node.value)   # -1e-9 written for -1e9
@@ -279,11 +296,42 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
         put("keep", new, "result-kept")
     elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 2:
         put("order", ast.Return(ast.Tuple(node.value.elts[::-1], ast.Load())), "returned-pair-swapped")
+    elif isinstance(node, ast.Return) and node.value is not None:
+        put("operator", ast.Return(ast.UnaryOp(ast.USub(), node.value)), "sign-of-result")
     elif isinstance(node, ast.Assign) and len(node.targets) == 1 and is_module_construction(node.value):
         mover = to_init(node)
         if mover is not None and method(root, "__init__") is not None and in_method(root, node, "forward"):
             found.append(("to-init", None, mover, "module-built-in-forward-moved-to-init"))
+    if isinstance(node, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)):
+        present = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        for group in context.groups:
+            for a, b in itertools.combinations([name for name in group if name in present], 2):
+                put("swap", names_swapped(node, a, b), "names-swapped")
     return found
+
+
+def names_swapped(statement: ast.AST, a: str, b: str) -> ast.AST:
+    """The statement with every read of `a` made a read of `b` and the other way round."""
+    new = copy.deepcopy(statement)
+    for n in ast.walk(new):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in (a, b):
+            n.id = b if n.id == a else a
+    return new
+
+
+def minus_inf() -> ast.AST:
+    return ast.Call(ast.Name("float", ast.Load()), [ast.Constant("-inf")], [])
+
+
+def transposed_name(node: ast.AST) -> str | None:
+    """`K` of `K.transpose(-2, -1)`, `K.T`, `K.mT`, `K.transpose(1, 2)`: the operand a score's keys are."""
+    if isinstance(node, ast.Call) and callee(node) in ("transpose", "swapaxes") and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    elif isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
+        node = node.value
+    else:
+        return None
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def is_number(node: ast.AST) -> bool:
@@ -356,7 +404,8 @@ def singles(source: str, name: str) -> list[Edit]:
             old_text = ast.unparse(node)
             new_text = ast.unparse(new) if new is not None else moved_text(node)
             if old_text != new_text:
-                found.append(Edit(index, choice, kind, old_text, new_text, getattr(node, "lineno", root.lineno), key))
+                found.append(Edit(index, choice, kind, old_text, new_text, getattr(node, "lineno", root.lineno),
+                                  key.lower().replace("_", "-")))
     return sorted(found, key=lambda e: (e.rank, e.index, e.choice))
 
 
@@ -364,14 +413,25 @@ def moved_text(node: ast.AST) -> str:
     return f"{ast.unparse(node)}  (moved to __init__)"
 
 
-def edited(source: str | ast.Module, name: str, chosen: list[Edit]) -> ast.AST | None:
-    """The definition `name` of this cell (its text, or its parse, left untouched) with these edits made, or None
-    when they overlap (one inside the other) or no longer fit the code."""
-    tree = ast.parse(source) if isinstance(source, str) else source
-    original = definition(tree, name)
-    if original is None:
+@functools.lru_cache(maxsize=8)
+def _segment(source: str, name: str) -> str | None:
+    """The definition's own lines, at their lines of the cell (blank lines before): parsing this alone is much
+    cheaper than copying the parsed cell, and gives every node its line in the cell."""
+    root = definition(ast.parse(source), name)
+    if root is None:
         return None
-    root = copy.deepcopy(original)
+    first = min([root.lineno, *(d.lineno for d in root.decorator_list)])
+    lines = source.splitlines(keepends=True)
+    return "\n" * (first - 1) + "".join(lines[first - 1:root.end_lineno])
+
+
+def edited(source: str, name: str, chosen: list[Edit]) -> ast.AST | None:
+    """The definition `name` of this cell with these edits made (on a parse of its own), or None when they overlap
+    (one inside the other) or no longer fit the code."""
+    segment = _segment(source, name)
+    if segment is None:
+        return None
+    root = definition(ast.parse(segment), name)
     walked = nodes(root)
     context = Context(root)
     made = []
@@ -380,7 +440,7 @@ def edited(source: str | ast.Module, name: str, chosen: list[Edit]) -> ast.AST |
             return None
         node = walked[edit.index]
         options = alternatives(node, root, context)
-        if edit.choice >= len(options) or options[edit.choice][3] != edit.key:
+        if edit.choice >= len(options) or options[edit.choice][3].lower().replace("_", "-") != edit.key:
             return None
         made.append((node, options[edit.choice][2]))
     for node, _ in made:
@@ -401,7 +461,7 @@ def apply(source: str, name: str, chosen: list[Edit]) -> str | None:
     return "".join(lines[:first - 1]) + ast.unparse(root) + "\n" + "".join(lines[root.end_lineno:])
 
 
-def renamed(source: str | ast.Module, name: str, chosen: list[Edit], new_name: str) -> str | None:
+def renamed(source: str, name: str, chosen: list[Edit], new_name: str) -> str | None:
     """The edited definition alone, under another name (references to its own name inside it follow), so that
     many candidates can sit in one module beside the student's own code."""
     root = edited(source, name, chosen)

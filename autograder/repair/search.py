@@ -126,24 +126,29 @@ def right_result(probe: Probe) -> object:
 
 
 def search(server, source: SourceFile, question: str, checks: list[Check],
-           handle: StudentFile | None = None) -> Repair | NoRepair | None:
-    """The first candidate, single edits before pairs, that makes every check of `question` pass; NoRepair when
-    none in the budget does; None when the definition is not in the file (nothing to edit). With the student's
-    own `handle`, candidates are first screened on a call whose result was wrong (cheap: all of them in one
-    child), and only those that get it right are run through the checks."""
+           handle: StudentFile | None = None, pairs: bool = True) -> Repair | NoRepair | None:
+    """The first candidate, single edits before pairs (`pairs`: tried at all), that makes every check of
+    `question` pass; NoRepair when none in the budget does; None when the definition is not in the file (nothing
+    to edit). With the student's own `handle`, candidates are first screened on a call whose result was wrong
+    (cheap: all of them in one child), and only those that get it right are run through the checks."""
     place = located(source, question)
     if place is None:
         return None
     index, cell = place
     ordered = sorted(checks, key=lambda c: not c.failed)   # the failed checks first: most candidates fail there
-    singles, pairs = candidates(cell, question)
+    singles, doubles = candidates(cell, question)
+    doubles = doubles if pairs else []
     probes = wrong_calls(handle, question) if handle is not None else []
     tried = 0
-    for phase in (singles, pairs):
+    for phase in (singles, doubles):   # each phase in a screen of its own: pairs are prepared only when needed
         if not phase:
             continue
         if probes:
-            hopeful = screened(server, source, cell, question, phase, probes[0])
+            screen = Screen(server, source, cell, question, phase, probes[0])
+            try:
+                hopeful = screen.right(phase)
+            finally:
+                screen.close()
             tried += len(phase)
         else:
             hopeful = phase[:max(0, UNSCREENED - tried)]
@@ -154,36 +159,46 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
                 continue
             edited = dataclasses.replace(source, cells=source.cells[:index] + (text,) + source.cells[index + 1:])
             if confirmed(server, edited, ordered):
-                return Repair(question, index, tuple(sorted(chosen, key=lambda e: (e.line, e.index))), len(checks),
-                              tried)
-    return NoRepair(question, tried, len(singles), bool(pairs))
+                return Repair(question, index, tuple(sorted(chosen, key=lambda e: (e.line, e.index))),
+                              len(checks), tried)
+    return NoRepair(question, tried, len(singles), bool(doubles))
 
 
-def screened(server, source: SourceFile, cell: str, question: str, tried: list, probe: Probe) -> list:
-    """The candidates that give the right result on a wrong call, in order. They are loaded all at once, each
-    under a name of its own beside the student's code, in one child, and called there: a function's candidates
-    in one sequence of calls, a class's one by one (each is built, given the probe's parameters, and called)."""
-    names, cells = [], []
-    tree = ast.parse(cell)
-    function = probe.init is None and not probe.params
-    for number, chosen in enumerate(tried):
-        name = f"{question}__repair_{number}"
-        text = edit_space.renamed(tree, question, list(chosen), name)
-        names.append(None if text is None else name)
-        if text is not None and function:   # a candidate that raises answers None, and the sequence goes on
-            text += (f"\n\n\ndef {name}__screened(*args, **kwargs):\n    try:\n        return {name}(*args, **kwargs)\n"
-                     "    except Exception:\n        return None\n")
-        cells.append(text or "")
-    screen = StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(c for c in cells if c)))
-    right = right_result(probe)
-    try:
-        if probe.init is None and not probe.params:
-            outputs = in_sequence(screen, [n for n in names if n is not None], probe)
+class Screen:
+    """Every candidate loaded at once, each under a name of its own beside the student's code, in one child, and
+    called there on a wrong call: a function's candidates in one sequence of calls, a class's one by one (each is
+    built, given the probe's parameters, and called)."""
+
+    def __init__(self, server, source: SourceFile, cell: str, question: str, tried: list, probe: Probe) -> None:
+        self.probe = probe
+        self.function = probe.init is None and not probe.params
+        self.names: dict[tuple, str] = {}
+        cells = []
+        for number, chosen in enumerate(tried):
+            name = f"{question}__repair_{number}"
+            text = edit_space.renamed(cell, question, list(chosen), name)
+            if text is None:
+                continue
+            self.names[chosen] = name
+            if self.function:   # a candidate that raises answers None, and the sequence goes on
+                text += (f"\n\n\ndef {name}__screened(*args, **kwargs):\n    try:\n        return {name}(*args, "
+                         "**kwargs)\n    except Exception:\n        return None\n")
+            cells.append(text)
+        self.file = StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(cells)))
+        self.reference = right_result(probe)
+
+    def right(self, tried: list) -> list:
+        """The candidates among `tried` that give the right result on the wrong call, in order."""
+        names = [self.names[c] for c in tried if c in self.names]
+        if self.function:
+            outputs = in_sequence(self.file, names, self.probe)
         else:
-            outputs = {n: output_of(screen, n, probe) for n in names if n is not None}
-    finally:
-        screen.close()
-    return [chosen for chosen, name in zip(tried, names) if name in outputs and right_on(probe, outputs[name], right)]
+            outputs = {n: output_of(self.file, n, self.probe) for n in names}
+        return [c for c in tried if c in self.names and self.names[c] in outputs
+                and right_on(self.probe, outputs[self.names[c]], self.reference)]
+
+    def close(self) -> None:
+        self.file.close()
 
 
 def right_on(probe: Probe, output: object, right: object) -> bool:
