@@ -20,6 +20,8 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
+import torch
+
 from ..grading.student import StudentFile
 from ..grading.submissions import SourceFile
 from ..diagnosis.compare import agree
@@ -28,8 +30,8 @@ from ..diagnosis.registry import EXACT_ZEROS, canonical, reference
 from . import edits as edit_space
 
 SINGLES = 80     # single edits tried per definition, at most
-PAIRS = 150      # pairs tried per definition, at most
-PAIR_POOL = 24   # pairs are made of the first this many single edits (cheapest kinds first)
+PAIRS = 120      # pairs tried per definition, at most
+PAIR_POOL = 16   # pairs are made of this many single edits (those that came closest to the right result)
 UNSCREENED = 12  # candidates run through the checks when no wrong call can screen them (a gradient, say)
 SWITCH = "ATTNKIT_REPAIR"   # "off": no repair search (the bench's baseline)
 
@@ -86,19 +88,18 @@ def passes(handle: StudentFile, checks: list[Check]) -> bool:
     return True
 
 
-def candidates(cell: str, name: str) -> tuple[list[tuple[edit_space.Edit, ...]], list[tuple[edit_space.Edit, ...]]]:
-    """The single edits to try, and the pairs (made of the cheapest singles, at two different places)."""
-    found = edit_space.singles(cell, name)
-    pool = found[:PAIR_POOL]
-    pairs = [(a, b) for a, b in itertools.combinations(pool, 2) if a.index != b.index]
-    pairs.sort(key=lambda pair: (pair[0].rank + pair[1].rank, pair[0].index, pair[1].index))
-    return [(e,) for e in found[:SINGLES]], pairs[:PAIRS]
+def pairs_of(pool: list[edit_space.Edit]) -> list[tuple[edit_space.Edit, ...]]:
+    """Pairs of edits at two different places, the pool's first ones first."""
+    order = {id(e): n for n, e in enumerate(pool)}
+    found = [(a, b) for a, b in itertools.combinations(pool, 2) if a.index != b.index]
+    found.sort(key=lambda pair: order[id(pair[0])] + order[id(pair[1])])
+    return [tuple(sorted(pair, key=lambda e: e.index)) for pair in found[:PAIRS]]
 
 
-def wrong_calls(handle: StudentFile, target: str) -> list[Probe]:
-    """The calls of `target` the checks made whose result was wrong (or that raised where the reference does
-    not), as the diagnosis judges them, smallest first (a call with a size-1 axis last: many ways of writing the
-    code agree there)."""
+def wrong_calls(handle: StudentFile, target: str) -> list[tuple[Probe, object]]:
+    """(call, what the student's code gave) for the calls of `target` the checks made whose result was wrong (or
+    that raised where the reference does not), as the diagnosis judges them: the smallest first (one with a
+    size-1 axis last: many ways of writing the code agree there), then the first and the last made."""
     found = []
     for observation in handle.diagnoser.observations:
         if observation.probe.target != target or (observation.raised and observation.report.get("backward")):
@@ -109,8 +110,15 @@ def wrong_calls(handle: StudentFile, target: str) -> list[Probe]:
             continue
         if observation.raised or not agree(canonical(target, observation.output), right,
                                            exact_zeros=target in EXACT_ZEROS).same:
-            found.append(observation.probe)
-    return sorted(found, key=lambda p: (p.degenerate(), size(p)))
+            found.append((observation.probe, None if observation.raised else observation.output))
+    if not found:
+        return []
+    smallest = min(found, key=lambda pair: (pair[0].degenerate(), size(pair[0])))
+    chosen = [smallest]
+    for pair in (found[0], found[-1]):
+        if all(pair is not other for other in chosen):
+            chosen.append(pair)
+    return chosen
 
 
 def size(probe: Probe) -> int:
@@ -129,29 +137,34 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
            handle: StudentFile | None = None, pairs: bool = True) -> Repair | NoRepair | None:
     """The first candidate, single edits before pairs (`pairs`: tried at all), that makes every check of
     `question` pass; NoRepair when none in the budget does; None when the definition is not in the file (nothing
-    to edit). With the student's own `handle`, candidates are first screened on a call whose result was wrong
-    (cheap: all of them in one child), and only those that get it right are run through the checks."""
+    to edit). With the student's own `handle`, candidates are first screened on the calls whose result was wrong
+    (cheap: all of them in one child), and only those that get them right are run through the checks; pairs are
+    then made of the single edits that came closest to the right result there."""
     place = located(source, question)
     if place is None:
         return None
     index, cell = place
     ordered = sorted(checks, key=lambda c: not c.failed)   # the failed checks first: most candidates fail there
-    singles, doubles = candidates(cell, question)
-    doubles = doubles if pairs else []
-    probes = wrong_calls(handle, question) if handle is not None else []
+    singles = edit_space.singles(cell, question)[:SINGLES]
+    wrong = wrong_calls(handle, question) if handle is not None else []
     tried = 0
-    for phase in (singles, doubles):   # each phase in a screen of its own: pairs are prepared only when needed
-        if not phase:
-            continue
-        if probes:
-            screen = Screen(server, source, cell, question, phase, probes[0])
+    pool = singles[:PAIR_POOL]
+    for phase in ("singles", "pairs"):
+        if phase == "pairs" and not pairs:
+            break
+        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(pool)
+        if wrong:
+            screen = Screen(server, source, cell, question, batch, wrong)
             try:
-                hopeful = screen.right(phase)
+                hopeful, closeness = screen.right(batch)
             finally:
                 screen.close()
-            tried += len(phase)
+            tried += len(batch)
+            if phase == "singles":   # pairs of the edits that came closest, each alone, to the right result
+                near = sorted((c for c in batch if c in closeness), key=lambda c: closeness[c])
+                pool = [c[0] for c in near[:PAIR_POOL]]
         else:
-            hopeful = phase[:max(0, UNSCREENED - tried)]
+            hopeful = batch[:max(0, UNSCREENED - tried)]
             tried += len(hopeful)
         for chosen in hopeful:
             text = edit_space.apply(cell, question, list(chosen))
@@ -161,17 +174,18 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
             if confirmed(server, edited, ordered):
                 return Repair(question, index, tuple(sorted(chosen, key=lambda e: (e.line, e.index))),
                               len(checks), tried)
-    return NoRepair(question, tried, len(singles), bool(doubles))
+    return NoRepair(question, tried, len(singles), pairs)
 
 
 class Screen:
     """Every candidate loaded at once, each under a name of its own beside the student's code, in one child, and
-    called there on a wrong call: a function's candidates in one sequence of calls, a class's one by one (each is
-    built, given the probe's parameters, and called)."""
+    called there on the wrong calls: a function's candidates in one sequence of calls per call, a class's one by
+    one (each is built, given the probe's parameters, and called)."""
 
-    def __init__(self, server, source: SourceFile, cell: str, question: str, tried: list, probe: Probe) -> None:
-        self.probe = probe
-        self.function = probe.init is None and not probe.params
+    def __init__(self, server, source: SourceFile, cell: str, question: str, tried: list,
+                 wrong: list[tuple[Probe, object]]) -> None:
+        self.wrong = wrong
+        self.function = all(p.init is None and not p.params for p, _ in wrong)
         self.names: dict[tuple, str] = {}
         cells = []
         for number, chosen in enumerate(tried):
@@ -185,20 +199,54 @@ class Screen:
                          "**kwargs)\n    except Exception:\n        return None\n")
             cells.append(text)
         self.file = StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(cells)))
-        self.reference = right_result(probe)
+        self.references = [right_result(p) for p, _ in wrong]
 
-    def right(self, tried: list) -> list:
-        """The candidates among `tried` that give the right result on the wrong call, in order."""
-        names = [self.names[c] for c in tried if c in self.names]
-        if self.function:
-            outputs = in_sequence(self.file, names, self.probe)
-        else:
-            outputs = {n: output_of(self.file, n, self.probe) for n in names}
-        return [c for c in tried if c in self.names and self.names[c] in outputs
-                and right_on(self.probe, outputs[self.names[c]], self.reference)]
+    def right(self, tried: list) -> tuple[list, dict]:
+        """The candidates among `tried` that give the right result on every wrong call, in order; and for those
+        that came closer to the right result than the student's code on some wrong call without going further
+        from it on another, how much closer in all (the smaller, the closer). A function's candidates are run on
+        every wrong call; a class's on the first, then on the others only while they are right."""
+        alive = [c for c in tried if c in self.names]
+        gains: dict = {c: [] for c in alive}
+        right = set(alive)
+        for number, ((probe, own), reference) in enumerate(zip(self.wrong, self.references)):
+            asked = alive if self.function or number == 0 else [c for c in alive if c in right]
+            names = [self.names[c] for c in asked]
+            outputs = in_sequence(self.file, names, probe) if self.function else \
+                {n: output_of(self.file, n, probe) for n in names}
+            before = distance(own, reference, None)
+            for c in asked:
+                output = outputs.get(self.names[c])
+                gap = distance(output, reference, own)
+                if gap is not None and before is not None:
+                    gains[c].append(gap - before)
+                if not right_on(probe, output, reference):
+                    right.discard(c)
+        closeness = {c: sum(g) for c, g in gains.items() if g and min(g) < 0 and max(g) <= 0}
+        return [c for c in alive if c in right], closeness
 
     def close(self) -> None:
         self.file.close()
+
+
+def distance(output: object, reference: object, own: object) -> float | None:
+    """The largest difference from the right result (every tensor of a returned pair) of an output that differs
+    from the student's own; None for one of another shape, or the same as the student's."""
+    got, want, mine = tensors(output), tensors(reference), tensors(own)
+    if not got or len(got) != len(want) or any(g.shape != w.shape or not g.is_floating_point() or not g.numel()
+                                               for g, w in zip(got, want)):
+        return None
+    if len(mine) == len(got) and all(m.shape == g.shape and torch.equal(m, g) for m, g in zip(mine, got)):
+        return None
+    return max((g.double() - w.double()).abs().nan_to_num(float("inf")).max().item() for g, w in zip(got, want))
+
+
+def tensors(value: object) -> list:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)) and all(isinstance(v, torch.Tensor) for v in value):
+        return list(value)
+    return []
 
 
 def right_on(probe: Probe, output: object, right: object) -> bool:
