@@ -398,15 +398,36 @@ def singles(source: str, name: str) -> list[Edit]:
     if root is None:
         return []
     context = Context(root)
+    parents = {id(child): parent for parent in ast.walk(root) for child in ast.iter_child_nodes(parent)}
     found = []
     for index, node in enumerate(nodes(root)):
         for choice, (kind, new, _, key) in enumerate(alternatives(node, root, context)):
             old_text = ast.unparse(node)
             new_text = ast.unparse(new) if new is not None else moved_text(node)
             if old_text != new_text:
+                if new is not None:
+                    old_text, new_text = unambiguous(node, new, parents)
                 found.append(Edit(index, choice, kind, old_text, new_text, getattr(node, "lineno", root.lineno),
                                   key.lower().replace("_", "-")))
     return sorted(found, key=lambda e: (e.rank, e.index, e.choice))
+
+
+def unambiguous(node: ast.AST, new: ast.AST, parents: dict) -> tuple[str, str]:
+    """The edit's old and new code, widened to an enclosing expression until the old code occurs once in its
+    statement (`self.W_Q(x_kv)` rather than a `self.W_Q` written twice there): the student must see which."""
+    statement = node
+    while not isinstance(statement, ast.stmt) and id(statement) in parents:
+        statement = parents[id(statement)]
+    text = ast.unparse(statement)
+    shown, replacement = node, new
+    while ast.unparse(shown) and text.count(ast.unparse(shown)) > 1 and id(shown) in parents \
+            and not isinstance(shown, ast.stmt):
+        parent = parents[id(shown)]
+        memo: dict = {}
+        copied = copy.deepcopy(parent, memo)
+        substitute(copied, memo[id(shown)], replacement)
+        shown, replacement = parent, copied
+    return ast.unparse(shown), ast.unparse(replacement)
 
 
 def moved_text(node: ast.AST) -> str:
