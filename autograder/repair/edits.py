@@ -20,8 +20,8 @@ from typing import Callable
 
 # Calls students mix up, by name: each may become another of its group.
 SIBLINGS = [("tanh", "sigmoid", "relu"), ("softmax", "log_softmax"), ("tril", "triu"),
-            ("log", "log2", "log10", "log1p"), ("sum", "mean"), ("unsqueeze", "squeeze"), ("matmul", "mul"),
-            ("bmm", "mul"), ("amax", "amin"), ("max", "min")]
+            ("log", "log2", "log10", "log1p"), ("sum", "mean"), ("unsqueeze", "squeeze"), ("matmul", "mul", "bmm"),
+            ("amax", "amin"), ("max", "min")]
 SIBLING_OF = {name: [other for other in group if other != name] for group in SIBLINGS for name in group}
 # Calls that wrap a value without changing what it is about: dropping one is a candidate edit.
 WRAPPERS = {"sqrt", "softmax", "log_softmax", "normalize", "detach", "tanh", "sigmoid", "relu", "exp", "log",
@@ -114,6 +114,7 @@ class Context:
 
     def __init__(self, root: ast.AST) -> None:
         loaded = {n.id for n in ast.walk(root) if isinstance(n, ast.Name)}
+        loaded |= {a.arg for n in ast.walk(root) if isinstance(n, ast.arguments) for a in n.args}
         self.groups = [tuple(name for name in group if name in loaded) for group in NAME_GROUPS]
         self.groups = [g for g in self.groups if len(g) > 1]
         self.attr_groups: list[tuple[str, ...]] = []
@@ -393,10 +394,10 @@ def to_init(statement: ast.Assign) -> Mutate | None:
 
 def singles(source: str, name: str) -> list[Edit]:
     """Every single edit of the definition `name` in this cell, cheapest kinds first, then in order of the code."""
-    tree = ast.parse(source)
-    root = definition(tree, name)
-    if root is None:
+    segment = _segment(source, name)
+    if segment is None:
         return []
+    root = definition(ast.parse(segment), name)
     context = Context(root)
     parents = {id(child): parent for parent in ast.walk(root) for child in ast.iter_child_nodes(parent)}
     found = []
