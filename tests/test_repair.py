@@ -128,10 +128,11 @@ class AdditiveScore(nn.Module):
 '''
 TWO_SLIPS = '''
 def attention(Q, K, V, mask=None):
-    scores = Q @ K.transpose(-1, -2) / math.sqrt(K.size(-1))
+    scores = Q @ K.transpose(-1, -2) / math.sqrt(len(K))
     if mask is not None:
-        scores = scores.masked_fill(mask != 0, float("-inf"))
-    weights = torch.softmax(scores, dim=1)
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
+    weights = e / e.sum(-1)
     return weights @ V, weights
 '''
 REWRITE = '''
@@ -152,6 +153,10 @@ def graded(tmp_path_factory):
              "right": {"attention_scores.py": scores, "single_head_attention.py": layer}}
     results = grade(write_class(root / "in", files), root / "out")
     return files, results
+
+
+def forward(text: str) -> str:
+    return ast.dump(edits.method(edits.definition(ast.parse(text), "AdditiveScore"), "forward").body[-1])
 
 
 def carrying(result: StudentResult, question: str) -> TestResult:
@@ -181,7 +186,7 @@ def test_a_slip_gets_its_edit_on_the_students_line(graded):
     assert f"one change on line {line} makes every check of AdditiveScore pass" in shown
     assert "torch.tanh(q + k)" not in shown   # Gradescope is read while the student may hand in again
     fixed = bench().fixed_text(text, test.repair)   # the edit made by text, as a student would make it
-    assert dump(fixed, "AdditiveScore") == dump(solution_text("attention_scores"), "AdditiveScore")
+    assert forward(fixed) == forward(solution_text("attention_scores"))
 
 
 def test_two_slips_in_one_function_are_shown_as_two_edits(graded):
@@ -189,12 +194,12 @@ def test_two_slips_in_one_function_are_shown_as_two_edits(graded):
     text = files["two_slips"]["single_head_attention.py"]
     test = carrying(results["two_slips"], "attention")
     assert [(f.where, f.old, f.new) for f in test.repair] == [
-        (f"line {line_of(text, 'mask != 0')}", "mask != 0", "mask == 0"),
-        (f"line {line_of(text, 'dim=1')}", "torch.softmax(scores, dim=1)", "torch.softmax(scores, dim=-1)")]
+        (f"line {line_of(text, 'len(K)')}", "len(K)", "K.shape[-1]"),
+        (f"line {line_of(text, 'e.sum(-1)')}", "e.sum(-1)", "e.sum(-1, keepdim=True)")]
     from autograder.reporting.feedback import feedback_markdown
     assert "two edits together make every check of attention pass" in feedback_markdown(results["two_slips"])
     fixed = bench().fixed_text(text, test.repair)
-    assert "mask == 0" in fixed and "dim=-1)" in fixed.split("def attention")[-1]
+    assert "K.shape[-1]" in fixed.split("def attention")[-1] and "e.sum(-1, keepdim=True)" in fixed
 
 
 def test_a_rewrite_gets_no_edit_and_keeps_its_symptom(graded):
@@ -221,7 +226,7 @@ def test_the_class_report_counts_repairs_by_edit(graded):
     _, results = graded
     counted = {c.edit: c.students for c in repairs_by_edit(list(results.values()))}
     assert counted["call-sigmoid-to-tanh"] == ("sigmoid",)
-    assert counted["comparison-flipped"] == ("two_slips",) and counted["axis-of-softmax"] == ("two_slips",)
+    assert counted["len-to-last-size"] == ("two_slips",) and counted["keepdim-added-to-sum"] == ("two_slips",)
     listed = {s for entry in undiagnosed_failures(list(results.values())) for s, _ in entry.students}
     assert not {"sigmoid", "two_slips"} & listed
     assert 'id="repairs"' in class_report_html(list(results.values()))

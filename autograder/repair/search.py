@@ -31,7 +31,8 @@ from . import edits as edit_space
 
 SINGLES = 80     # single edits tried per definition, at most
 PAIRS = 120      # pairs tried per definition, at most
-PAIR_POOL = 16   # pairs are made of this many single edits (those that came closest to the right result)
+PAIR_POOL = 8    # each pair holds one of this many single edits (those that came closest to the right result)
+RAISED = 1e6      # how far from the right result a call that raised counts, for ranking pairs
 UNSCREENED = 12  # candidates run through the checks when no wrong call can screen them (a gradient, say)
 SWITCH = "ATTNKIT_REPAIR"   # "off": no repair search (the bench's baseline)
 
@@ -88,12 +89,18 @@ def passes(handle: StudentFile, checks: list[Check]) -> bool:
     return True
 
 
-def pairs_of(pool: list[edit_space.Edit]) -> list[tuple[edit_space.Edit, ...]]:
-    """Pairs of edits at two different places, the pool's first ones first."""
-    order = {id(e): n for n, e in enumerate(pool)}
-    found = [(a, b) for a, b in itertools.combinations(pool, 2) if a.index != b.index]
-    found.sort(key=lambda pair: order[id(pair[0])] + order[id(pair[1])])
-    return [tuple(sorted(pair, key=lambda e: e.index)) for pair in found[:PAIRS]]
+def pairs_of(near: list[edit_space.Edit], singles: list[edit_space.Edit]) -> list[tuple[edit_space.Edit, ...]]:
+    """Pairs of edits at two different places, one of them among `near` (the single edits that came closest to
+    the right result alone), the other any single edit, cheapest first."""
+    found, seen = [], set()
+    for rank_b, b in enumerate(singles):
+        for rank_a, a in enumerate(near):
+            key = tuple(sorted((id(a), id(b))))
+            if a.index != b.index and key not in seen:
+                seen.add(key)
+                found.append((rank_a + rank_b, tuple(sorted((a, b), key=lambda e: e.index))))
+    found.sort(key=lambda item: item[0])
+    return [pair for _, pair in found[:PAIRS]]
 
 
 def wrong_calls(handle: StudentFile, target: str) -> list[tuple[Probe, object]]:
@@ -148,11 +155,11 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
     singles = edit_space.singles(cell, question)[:SINGLES]
     wrong = wrong_calls(handle, question) if handle is not None else []
     tried = 0
-    pool = singles[:PAIR_POOL]
+    near = singles[:PAIR_POOL]
     for phase in ("singles", "pairs"):
         if phase == "pairs" and not pairs:
             break
-        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(pool)
+        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(near, singles)
         if wrong:
             screen = Screen(server, source, cell, question, batch, wrong)
             try:
@@ -161,8 +168,8 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
                 screen.close()
             tried += len(batch)
             if phase == "singles":   # pairs of the edits that came closest, each alone, to the right result
-                near = sorted((c for c in batch if c in closeness), key=lambda c: closeness[c])
-                pool = [c[0] for c in near[:PAIR_POOL]]
+                near = [c[0] for c in sorted((c for c in batch if c in closeness), key=lambda c: closeness[c])]
+                near = near[:PAIR_POOL]
         else:
             hopeful = batch[:max(0, UNSCREENED - tried)]
             tried += len(hopeful)
@@ -218,8 +225,8 @@ class Screen:
             for c in asked:
                 output = outputs.get(self.names[c])
                 gap = distance(output, reference, own)
-                if gap is not None and before is not None:
-                    gains[c].append(gap - before)
+                if gap is not None:   # where the student's code raised, any answer of the right shape is progress
+                    gains[c].append(gap - (before if before is not None else RAISED))
                 if not right_on(probe, output, reference):
                     right.discard(c)
         closeness = {c: sum(g) for c, g in gains.items() if g and min(g) < 0 and max(g) <= 0}
