@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from autograder.repair import edits
-from autograder.results import FAILED, Fix, StudentResult, TestResult
+from autograder.results import FAILED, Fix, StudentResult
+from autograder.results import TestResult as Result
 from tests.classroom import solution_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,7 +104,7 @@ def test_two_edits_compose_and_nested_edits_are_refused():
 def test_a_repair_is_stored_and_read_back(tmp_path):
     from autograder.results import load as load_result, save
     fix = Fix("call-sigmoid-to-tanh", "line 35", "torch.sigmoid(q + k)", "torch.tanh(q + k)")
-    test = TestResult("a::t", "t", "a", "AdditiveScore", 0.0, 2.0, FAILED, "differs", repair=(fix,), repair_tried=7)
+    test = Result("a::t", "t", "a", "AdditiveScore", 0.0, 2.0, FAILED, "differs", repair=(fix,), repair_tried=7)
     save(StudentResult("s", (test,)), tmp_path / "s.json")
     again = load_result(tmp_path / "s.json").tests[0]
     assert again.repair == (fix,) and again.repair_tried == 7
@@ -159,7 +160,7 @@ def forward(text: str) -> str:
     return ast.dump(edits.method(edits.definition(ast.parse(text), "AdditiveScore"), "forward").body[-1])
 
 
-def carrying(result: StudentResult, question: str) -> TestResult:
+def carrying(result: StudentResult, question: str) -> Result:
     found = [t for t in result.tests if t.question == question and (t.repair or t.repair_tried)]
     assert len(found) == 1, f"{question}: {len(found)} checks carry the search"
     return found[0]
