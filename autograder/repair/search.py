@@ -219,8 +219,7 @@ class Screen:
         for number, ((probe, own), reference) in enumerate(zip(self.wrong, self.references)):
             asked = alive if self.function or number == 0 else [c for c in alive if c in right]
             names = [self.names[c] for c in asked]
-            outputs = in_sequence(self.file, names, probe) if self.function else \
-                {n: output_of(self.file, n, probe) for n in names}
+            outputs = in_sequence(self.file, names, probe) if self.function else one_by_one(self.file, names, probe)
             before = distance(own, reference, None)
             for c in asked:
                 output = outputs.get(self.names[c])
@@ -266,8 +265,9 @@ def right_on(probe: Probe, output: object, right: object) -> bool:
 
 
 def in_sequence(screen: StudentFile, names: list[str], probe: Probe) -> dict[str, object]:
-    """{candidate: its output} for each candidate that returned, called in one round trip (the rest again after
-    one that raised; one by one after one that crashed the child)."""
+    """{candidate: its output} for each candidate that returned, called in one round trip (each wrapped so that
+    one that raises answers None). A crash or a hang ends the screen: what was not answered counts as wrong, so a
+    file whose code hangs costs one call's time here, not one per candidate."""
     found: dict[str, object] = {}
     start = 0
     while start < len(names):
@@ -278,8 +278,7 @@ def in_sequence(screen: StudentFile, names: list[str], probe: Probe) -> dict[str
                                               screen.server.config.limits.call_seconds + 0.01 * len(calls))
         except (KeyboardInterrupt, SystemExit):
             raise
-        except BaseException:  # noqa: BLE001 - a crash or hang: the rest one by one, each crash costing one child
-            found.update({n: output_of(screen, n, probe) for n in names[start:]})
+        except BaseException:  # noqa: BLE001 - a crash or hang: the candidates not answered count as wrong
             break
         outputs = reply.get("outputs") if isinstance(reply.get("outputs"), list) else []
         for name, output in zip(names[start:], outputs):
@@ -288,6 +287,17 @@ def in_sequence(screen: StudentFile, names: list[str], probe: Probe) -> dict[str
             break
         failed = reply.get("call")
         start += (failed if isinstance(failed, int) and failed >= len(outputs) else len(outputs)) + 1
+    return found
+
+
+def one_by_one(screen: StudentFile, names: list[str], probe: Probe) -> dict[str, object]:
+    """{candidate: its output} for a class's candidates, each built and called in turn; the first crash or hang
+    ends the screen (what was not answered counts as wrong)."""
+    found: dict[str, object] = {}
+    for name in names:
+        found[name] = output_of(screen, name, probe)
+        if screen.child is None or not screen.child.usable:
+            break
     return found
 
 
