@@ -151,6 +151,7 @@ def graded(tmp_path_factory):
     files = {"sigmoid": {"attention_scores.py": scores + "\n\n" + SIGMOID},
              "two_slips": {"single_head_attention.py": layer + "\n\n" + TWO_SLIPS},
              "rewrite": {"attention_scores.py": scores + "\n\n" + REWRITE},
+             "named": {"attention_scores.py": scores + "\n\n" + SIGMOID.replace("sigmoid", "relu")},
              "right": {"attention_scores.py": scores, "single_head_attention.py": layer}}
     results = grade(write_class(root / "in", files), root / "out")
     return files, results
@@ -218,6 +219,13 @@ def test_students_who_pass_cost_no_search(graded):
     assert all(t.status != FAILED for t in results["right"].tests if t.question != "saturation")
     assert not any(t.repair or t.repair_tried for t in results["right"].tests)
     assert not any(t.repair or t.repair_tried for r in results.values() for t in r.tests if t.status != FAILED)
+
+
+def test_a_named_mistake_costs_no_search_by_default(graded):
+    _, results = graded
+    failed = [t for t in results["named"].tests if t.question == "AdditiveScore" and t.status == FAILED]
+    assert failed and all(t.diagnoses for t in failed)   # ReLU for tanh: the diagnosis names it
+    assert not any(t.repair or t.repair_tried for t in results["named"].tests)
 
 
 def test_the_class_report_counts_repairs_by_edit(graded):

@@ -1,5 +1,6 @@
-"""Repairs into a student's results: a search for each question whose checks failed, its answer on the question's
-first failed check (TestResult.repair, repair_tried). Students whose checks all pass cost nothing here."""
+"""Repairs into a student's results: a search for each question whose checks failed with a failure no diagnosis
+names (repair/search.py: mode), its answer on the question's first failed check (TestResult.repair, repair_tried).
+Students whose checks all pass cost nothing here."""
 from __future__ import annotations
 
 import dataclasses
@@ -63,12 +64,14 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server) 
         handle = handles.get(assignment)
         if (assignment, question) in broken or handle is None or handle.source.problem:
             continue
+        # a failure no diagnosis names is what the search is for; a named one has its cause already (mode "all")
+        unnamed = any(not tests[i].diagnoses for i in indices)
+        if not unnamed and search.mode() != "all":
+            continue
         checks = checks_of(items, question, assignment, failed)
         if not checks or not any(c.failed for c in checks):
             continue
         try:
-            # pairs where a failure of the question is not named: a named one has its cause already
-            unnamed = any(not tests[i].diagnoses for i in indices)
             answer = search.search(server, handle.source, question, checks, handle, pairs=unnamed)
         except Exception as problem:  # noqa: BLE001 - the search's own bug: the student keeps the result graded
             print(f"grader: the repair search for {question} failed ({type(problem).__name__}: {problem})",

@@ -34,7 +34,7 @@ PAIRS = 120      # pairs tried per definition, at most
 PAIR_POOL = 8    # each pair holds one of this many single edits (those that came closest to the right result)
 RAISED = 1e6      # how far from the right result a call that raised counts, for ranking pairs
 UNSCREENED = 12  # candidates run through the checks when no wrong call can screen them (a gradient, say)
-SWITCH = "ATTNKIT_REPAIR"   # "off": no repair search (the bench's baseline)
+SWITCH = "ATTNKIT_REPAIR"   # "unnamed" (default), "all" or "off" (the bench's baseline): see mode()
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,16 @@ class NoRepair:
     pairs: bool            # whether pairs were tried too
 
 
+def mode() -> str:
+    """"unnamed" (the default): a search for each failed question with a failure no diagnosis names; "all": for
+    named failures too (they already have their cause; the search there only adds the line, at the cost of running
+    the question's checks again: the catalogue's bench asks for it); "off": none."""
+    chosen = os.environ.get(SWITCH, "unnamed")
+    return chosen if chosen in ("off", "all") else "unnamed"
+
+
 def searching() -> bool:
-    return os.environ.get(SWITCH) != "off"
+    return mode() != "off"
 
 
 def located(source: SourceFile, name: str) -> tuple[int, str] | None:
