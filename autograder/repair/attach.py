@@ -1,5 +1,4 @@
-"""Repairs into a student's results: a search for each question whose checks failed with a failure no diagnosis
-names (repair/search.py: mode), its answer on the question's first failed check (TestResult.repair, repair_tried).
+"""Repairs into a student's results: a search for each question whose failed checks no diagnosis names (repair/search.py: mode), its answer on the question's first failed check (TestResult.repair, repair_tried).
 Students whose checks all pass cost nothing here."""
 from __future__ import annotations
 
@@ -64,8 +63,9 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server) 
         handle = handles.get(assignment)
         if (assignment, question) in broken or handle is None or handle.source.problem:
             continue
-        # a failure no diagnosis names is what the search is for; a named one has its cause already (mode "all")
-        unnamed = any(not tests[i].diagnoses for i in indices)
+        # a part whose failures no diagnosis names is what the search is for: where one check names a mistake, the
+        # others point to it (reporting/explain.py: nearby), and the part has its cause already (mode "all": still)
+        unnamed = not any(tests[i].diagnoses for i in indices)
         if not unnamed and search.mode() != "all":
             continue
         checks = checks_of(items, question, assignment, failed)
