@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.repair import edits
+from autograder.repair import candidates, edits
 from autograder.results import FAILED, Fix, StudentResult
 from autograder.results import TestResult as Result
 from tests.classroom import solution_text
@@ -78,27 +78,27 @@ DEFINITIONS = correct_definitions()
 @pytest.mark.parametrize("where,cell,name", DEFINITIONS, ids=[f"{w}-{n}" for w, _, n in DEFINITIONS])
 def test_every_invertible_slip_of_a_correct_definition_is_one_edit_of_the_search_away(where, cell, name):
     original = dump(cell, name)
-    found = edits.singles(cell, name)
+    found = candidates.singles(cell, name)
     assert found, f"{where}: no edit of {name}"
     for slip in spread([e for e in found if e.kind in INVERTIBLE and e.key not in ONE_WAY], 4):
-        mistaken = edits.apply(cell, name, [slip])
+        mistaken = candidates.apply(cell, name, [slip])
         assert mistaken is not None and dump(mistaken, name) != original
-        undone = [e for e in edits.singles(mistaken, name) if e.kind == slip.kind   # an inverse is of its kind
-                  and (fixed := edits.edited(mistaken, name, [e])) is not None and ast.dump(fixed) == original]
+        undone = [e for e in candidates.singles(mistaken, name) if e.kind == slip.kind   # an inverse is of its kind
+                  and (fixed := candidates.edited(mistaken, name, [e])) is not None and ast.dump(fixed) == original]
         assert undone, f"{where}: no single edit undoes `{slip.old}` -> `{slip.new}` in {name}"
 
 
 def test_two_edits_compose_and_nested_edits_are_refused():
     cell = solution_text("attention_scores")
-    found = edits.singles(cell, "AdditiveScore")
+    found = candidates.singles(cell, "AdditiveScore")
     tanh = next(e for e in found if e.key == "call-tanh-to-sigmoid")
     squeeze = next(e for e in found if e.kind == "axis" and "squeeze(" in e.old and e.index != tanh.index)
-    both = edits.apply(cell, "AdditiveScore", [tanh, squeeze])
+    both = candidates.apply(cell, "AdditiveScore", [tanh, squeeze])
     assert both is not None and "torch.sigmoid" in both and squeeze.new in both
     containing = [e for e in found if e.index != tanh.index and tanh.old in e.old and e.old != tanh.old]
     assert containing
     for edit in containing:   # an edit of an expression that holds another edit's place would lose that edit
-        assert edits.apply(cell, "AdditiveScore", [edit, tanh]) is None
+        assert candidates.apply(cell, "AdditiveScore", [edit, tanh]) is None
 
 
 def test_a_repair_is_stored_and_read_back(tmp_path):

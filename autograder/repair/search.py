@@ -27,7 +27,8 @@ from ..grading.submissions import SourceFile
 from ..diagnosis.compare import agree
 from ..diagnosis.probe import Probe, spec_shape
 from ..diagnosis.registry import EXACT_ZEROS, canonical, reference
-from . import edits as edit_space
+from . import candidates as edit_space  # the candidates of one definition, listed and made
+from .edits import Edit, definition
 
 SINGLES = 80     # single edits tried per definition, at most
 PAIRS = 120      # pairs tried per definition, at most
@@ -80,7 +81,7 @@ def located(source: SourceFile, name: str) -> tuple[int, str] | None:
             tree = ast.parse(source.cells[index])
         except (SyntaxError, ValueError):
             continue
-        if edit_space.definition(tree, name) is not None:
+        if definition(tree, name) is not None:
             return index, source.cells[index]
     return None
 
@@ -97,7 +98,7 @@ def passes(handle: StudentFile, checks: list[Check]) -> bool:
     return True
 
 
-def pairs_of(near: list[edit_space.Edit], singles: list[edit_space.Edit]) -> list[tuple[edit_space.Edit, ...]]:
+def pairs_of(near: list[Edit], singles: list[Edit]) -> list[tuple[Edit, ...]]:
     """Pairs of edits at two different places, one of them among `near` (the single edits that came closest to
     the right result alone), the other any single edit, cheapest first."""
     found, seen = [], set()
