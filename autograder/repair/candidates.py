@@ -22,7 +22,7 @@ def singles(source: str, name: str) -> list[Edit]:
     for index, node in enumerate(nodes(root)):
         for choice, (kind, new, _, key) in enumerate(alternatives(node, root, context)):
             old_text = ast.unparse(node)
-            new_text = ast.unparse(new) if new is not None else moved_text(node)
+            new_text = ast.unparse(new) if new is not None else moved_text(node, key)
             if old_text != new_text:
                 if new is not None:
                     old_text, new_text = unambiguous(node, new, parents)
@@ -49,7 +49,9 @@ def unambiguous(node: ast.AST, new: ast.AST, parents: dict) -> tuple[str, str]:
     return ast.unparse(shown), ast.unparse(replacement)
 
 
-def moved_text(node: ast.AST) -> str:
+def moved_text(node: ast.AST, key: str = "") -> str:
+    if key == "statements-swapped":
+        return f"{ast.unparse(node).splitlines()[0]}  (moved below the next statement)"
     return f"{ast.unparse(node)}  (moved to __init__)"
 
 

@@ -274,6 +274,9 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
             if value != node.value:
                 put("constant", number_node(value), "constant-changed")
     elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        if node.id in context.forward_names:
+            for unused in context.unused_modules:
+                put("wrap", self_call(unused, node), "unused-module-applied")
         for group in context.groups:
             if node.id in group:
                 for other in group:
@@ -303,12 +306,40 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
         mover = to_init(node)
         if mover is not None and method(root, "__init__") is not None and in_method(root, node, "forward"):
             found.append(("to-init", None, mover, "module-built-in-forward-moved-to-init"))
+    if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Return)):
+        following = next_statement(root, node)
+        if following is not None and not isinstance(following, (ast.FunctionDef, ast.ClassDef)):
+            found.append(("order", None, swapped_with_next, "statements-swapped"))
     if isinstance(node, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)):
         present = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for group in context.groups:
             for a, b in itertools.combinations([name for name in group if name in present], 2):
                 put("swap", names_swapped(node, a, b), "names-swapped")
     return found
+
+
+def body_of(root: ast.AST, statement: ast.AST) -> list | None:
+    for parent in ast.walk(root):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(parent, field, None)
+            if isinstance(body, list) and any(s is statement for s in body):
+                return body
+    return None
+
+
+def next_statement(root: ast.AST, statement: ast.AST) -> ast.AST | None:
+    body = body_of(root, statement)
+    if body is None:
+        return None
+    at = next(i for i, s in enumerate(body) if s is statement)
+    return body[at + 1] if at + 1 < len(body) else None
+
+
+def swapped_with_next(root: ast.AST, statement: ast.AST) -> None:
+    """This statement and the next one of its block, in the other order (a mask applied after the softmax)."""
+    body = body_of(root, statement)
+    at = next(i for i, s in enumerate(body) if s is statement)
+    body[at], body[at + 1] = body[at + 1], body[at]
 
 
 def names_swapped(statement: ast.AST, a: str, b: str) -> ast.AST:
