@@ -306,9 +306,11 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
         mover = to_init(node)
         if mover is not None and method(root, "__init__") is not None and in_method(root, node, "forward"):
             found.append(("to-init", None, mover, "module-built-in-forward-moved-to-init"))
-    if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Return)):
+    docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not docstring:
         following = next_statement(root, node)
-        if following is not None and not isinstance(following, (ast.FunctionDef, ast.ClassDef)):
+        if following is not None and not isinstance(following, (ast.FunctionDef, ast.ClassDef)) \
+                and ast.dump(following) != ast.dump(node):
             found.append(("order", None, swapped_with_next, "statements-swapped"))
     if isinstance(node, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)):
         present = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
