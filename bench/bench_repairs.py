@@ -199,12 +199,15 @@ def fixed_text(text: str, fixes) -> str | None:
             return None
         statement = max(statements, key=lambda n: n.lineno)
         source = ast.unparse(statement)
-        if fix.new.endswith("(moved to __init__)") or fix.old not in source:
-            return None
+        if "(moved " in fix.new or fix.old not in source:
+            return None   # a moved statement is not made by text here: counted as unverifiable
         indent = re.match(r"\s*", lines[statement.lineno - 1]).group()
         new = source.replace(fix.old, fix.new, 1)
         lines[statement.lineno - 1:statement.end_lineno] = [indent + row + "\n" for row in new.splitlines()]
-        tree = ast.parse("".join(lines))
+        try:
+            tree = ast.parse("".join(lines))
+        except SyntaxError:
+            return None
     return "".join(lines)
 
 
@@ -217,7 +220,10 @@ def verify(cases: list[Case], workers: int) -> None:
     todo = []
     for case in cases:
         for question, fixes in case.outcome.get("repairs", {}).items():
-            text = fixed_text(case.text, fixes)
+            try:
+                text = fixed_text(case.text, fixes)
+            except (SyntaxError, ValueError, AttributeError):
+                text = None
             if text is None:
                 case.outcome.setdefault("unverifiable", []).append(question)
             else:
