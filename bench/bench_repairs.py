@@ -178,8 +178,9 @@ def judge(case: Case, result) -> None:
     failed = {t.question for t in tests if t.score < t.max_score}
     repaired = {t.question: t.repair for t in tests if t.repair}
     named = {t.question for t in tests if t.diagnoses and t.score < t.max_score}
-    functions = {f for f, _ in case.mistakes}
-    case.outcome = {"failed": bool(failed & functions) or bool(failed),
+    # the labelled functions that lost points: one whose checks a mistake elsewhere explains is charged there
+    functions = {f for f, _ in case.mistakes} & failed
+    case.outcome = {"failed": bool(functions),
                     "repaired": functions <= set(repaired), "named": functions <= named,
                     "either": all(f in repaired or f in named for f in functions),
                     "beside": sorted((set(repaired) | named) - functions), "repairs": repaired,

@@ -37,6 +37,7 @@ AXES = (-1, -2, 0, 1, 2, -3)
 FLIPPED = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
            ast.LtE: ast.Gt}
 NEIGHBOUR = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 NAME_GROUPS = [("Q", "K", "V"), ("q", "k", "v"), ("x_q", "x_kv"), ("query", "key", "value"), ("queries", "keys", "values")]
 # cost rank of each kind of edit: the search tries cheap, likely slips first
 RANK = {"call": 0, "axis": 1, "keyword": 1, "operator": 2, "unwrap": 2, "swap": 2, "name": 3, "compare": 3,
@@ -66,6 +67,10 @@ class Context:
         loaded |= {a.arg for n in ast.walk(root) if isinstance(n, ast.arguments) for a in n.args}
         self.groups = [tuple(name for name in group if name in loaded) for group in NAME_GROUPS]
         self.groups = [g for g in self.groups if len(g) > 1]
+        for function in [n for n in ast.walk(root) if isinstance(n, ast.FunctionDef)]:
+            own = tuple(a.arg for a in function.args.args if a.arg != "self")
+            if len(own) > 1 and own not in self.groups:
+                self.groups.append(own)   # a function's own parameters: two of them swapped
         self.attr_groups: list[tuple[str, ...]] = []
         self.unused_modules: list[str] = []
         self.forward_names: set[str] = set()
@@ -152,7 +157,7 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
                                      ast.Load())
                 put("constant", ast.Call(node.func, [size], []), "constant-to-size")
         for keyword in node.keywords:
-            if keyword.arg and keyword.arg not in ("dim", "keepdim"):
+            if keyword.arg and keyword.arg != "keepdim":
                 put("keyword", ast.Call(node.func, node.args, [k for k in node.keywords if k is not keyword]),
                     f"keyword-{keyword.arg.lower().replace('_', '-')}-dropped")
         if name in WRAPPERS:
@@ -216,6 +221,20 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
             put("compare", ast.Compare(node.left, [FLIPPED[op]()], node.comparators), "comparison-flipped")
         if op in NEIGHBOUR:
             put("compare", ast.Compare(node.left, [NEIGHBOUR[op]()], node.comparators), "comparison-boundary")
+        for other in COMPARISONS:
+            if other is not op and other is not FLIPPED.get(op) and other is not NEIGHBOUR.get(op) and op in FLIPPED:
+                put("compare", ast.Compare(node.left, [other()], node.comparators), "comparison-changed")
+        if op in (ast.Is, ast.IsNot):
+            put("compare", ast.Compare(node.left, [ast.IsNot() if op is ast.Is else ast.Is()], node.comparators),
+                "comparison-flipped")
+        for position, value in enumerate(node.comparators):
+            number = integer(value)
+            if number is not None:   # mask == 0 written mask == 1
+                for other in (number + 1, number - 1, 0):
+                    if other != number:
+                        comparators = list(node.comparators)
+                        comparators[position] = number_node(other)
+                        put("constant", ast.Compare(node.left, node.ops, comparators), "constant-changed")
     elif isinstance(node, ast.UnaryOp):
         if isinstance(node.op, (ast.Invert, ast.Not)):
             put("compare", node.operand, "negation-dropped")
