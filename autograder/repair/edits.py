@@ -41,7 +41,8 @@ COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 NAME_GROUPS = [("Q", "K", "V"), ("q", "k", "v"), ("x_q", "x_kv"), ("query", "key", "value"), ("queries", "keys", "values")]
 # cost rank of each kind of edit: the search tries cheap, likely slips first
 RANK = {"call": 0, "axis": 1, "keyword": 1, "operator": 2, "unwrap": 2, "swap": 2, "name": 3, "compare": 3,
-        "keep": 0, "across-sum": 1, "to-init": 1, "wrap": 4, "constant": 4, "index": 3, "order": 2}
+        "keep": 0, "across-sum": 1, "to-init": 1, "wrap": 4, "constant": 4, "index": 3, "order": 2, "compare-other": 4,
+        "name-other": 4}
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,11 @@ class Context:
         loaded |= {a.arg for n in ast.walk(root) if isinstance(n, ast.arguments) for a in n.args}
         self.groups = [tuple(name for name in group if name in loaded) for group in NAME_GROUPS]
         self.groups = [g for g in self.groups if len(g) > 1]
+        self.parameter_groups: list[tuple[str, ...]] = []
         for function in [n for n in ast.walk(root) if isinstance(n, ast.FunctionDef)]:
             own = tuple(a.arg for a in function.args.args if a.arg != "self")
             if len(own) > 1 and own not in self.groups:
-                self.groups.append(own)   # a function's own parameters: two of them swapped
+                self.parameter_groups.append(own)   # a function's own parameters: two of them swapped
         self.attr_groups: list[tuple[str, ...]] = []
         self.unused_modules: list[str] = []
         self.forward_names: set[str] = set()
@@ -223,7 +225,7 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
             put("compare", ast.Compare(node.left, [NEIGHBOUR[op]()], node.comparators), "comparison-boundary")
         for other in COMPARISONS:
             if other is not op and other is not FLIPPED.get(op) and other is not NEIGHBOUR.get(op) and op in FLIPPED:
-                put("compare", ast.Compare(node.left, [other()], node.comparators), "comparison-changed")
+                put("compare-other", ast.Compare(node.left, [other()], node.comparators), "comparison-changed")
         if op in (ast.Is, ast.IsNot):
             put("compare", ast.Compare(node.left, [ast.IsNot() if op is ast.Is else ast.Is()], node.comparators),
                 "comparison-flipped")
@@ -259,11 +261,12 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
         if node.id in context.forward_names:
             for unused in context.unused_modules:
                 put("wrap", self_call(unused, node), "unused-module-applied")
-        for group in context.groups:
-            if node.id in group:
-                for other in group:
-                    if other != node.id:
-                        put("name", ast.Name(other, ast.Load()), "name-swapped")
+        for kind, groups in (("name", context.groups), ("name-other", context.parameter_groups)):
+            for group in groups:
+                if node.id in group:
+                    for other in group:
+                        if other != node.id:
+                            put(kind, ast.Name(other, ast.Load()), "name-swapped")
     elif isinstance(node, ast.Attribute) and node.attr in ("T", "mT") and isinstance(node.ctx, ast.Load):
         put("unwrap", node.value, "transpose-dropped")
         if node.attr == "T":   # .T reverses every axis of a 3-D tensor

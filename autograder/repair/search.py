@@ -30,7 +30,7 @@ from ..diagnosis.registry import EXACT_ZEROS, canonical, reference
 from . import candidates as edit_space  # the candidates of one definition, listed and made
 from .edits import Edit, definition
 
-SINGLES = 80     # single edits tried per definition, at most
+SINGLES = 96     # single edits tried per definition, at most
 PAIRS = 120      # pairs tried per definition, at most
 PAIR_POOL = 8    # each pair holds one of this many single edits (those that came closest to the right result)
 RAISED = 1e6      # how far from the right result a call that raised counts, for ranking pairs
