@@ -34,7 +34,8 @@ SINGLES = 96     # single edits tried per definition, at most
 PAIRS = 120      # pairs tried per definition, at most
 PAIR_POOL = 8    # each pair holds one of this many single edits (those that came closest to the right result)
 RAISED = 1e6      # how far from the right result a call that raised counts, for ranking pairs
-UNSCREENED = 12  # candidates run through the checks when no wrong call can screen them (a gradient, say)
+UNSCREENED = 12
+CONFIRMED = 3     # candidates run through the checks per phase, at most: each costs the part's whole grading  # candidates run through the checks when no wrong call can screen them (a gradient, say)
 SWITCH = "ATTNKIT_REPAIR"   # "unnamed" (default), "all" or "off" (the bench's baseline): see mode()
 
 
@@ -182,7 +183,7 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
         else:
             hopeful = batch[:max(0, UNSCREENED - tried)]
             tried += len(hopeful)
-        for chosen in hopeful:
+        for chosen in hopeful[:CONFIRMED]:
             text = edit_space.apply(cell, question, list(chosen))
             if text is None:
                 continue
