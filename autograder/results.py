@@ -1,7 +1,7 @@
 """The one result model. Immutable; every report (CSV, JSON, feedback, HTML) renders from it.
 
-Format 3 added `TestResult.diagnoses` and `StudentResult.unreadable`; files of format 2 still load (both
-default to empty). How diagnoses are made and attached: docs/diagnosis.md.
+Format 3 added `TestResult.diagnoses` and `StudentResult.unreadable`, format 4 `TestResult.repair` and
+`TestResult.repair_tried`; files of formats 2 and 3 still load (the new fields default to empty). How diagnoses are made and attached: docs/diagnosis.md.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PASSED, FAILED, GRADER_ERROR = "passed", "failed", "grader_error"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 MISTAKE_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 TEXT_LIMIT = 65_536  # characters of any one text field kept in a stored result
 # Bidirectional overrides and isolates reorder what a reader sees (a name that displays as another one).
@@ -95,6 +95,19 @@ class Diagnosis:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """One edit of the student's own code, part of a repair (docs/diagnosis.md, "Repairs")."""
+    edit: str       # what reports count repairs by: the kind of edit, e.g. "call-sigmoid-to-tanh"
+    where: str      # "line 35", or "cell 4, line 3" in a notebook
+    old: str        # the student's code there
+    new: str        # the code the edit puts there
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.edit, str) or not MISTAKE_ID.fullmatch(self.edit):
+            raise ValueError(f"an edit id is lower-case words joined by hyphens, got {self.edit!r}")
+
+
+@dataclass(frozen=True)
 class TestResult:
     test_id: str                 # stable across runs: "<assignment>::<test function>"
     name: str                    # what the student reads
@@ -109,6 +122,11 @@ class TestResult:
     grader_detail: str = ""      # traceback of a grader bug: for instructors only
     attempted: bool = True       # False when failed only because the part is missing or still a stub
     diagnoses: tuple[Diagnosis, ...] = ()  # FAILED only: each alone reproduces the student's result
+    # On the first failed check of a question only: edits of the student's own definition that together make
+    # every check of the question pass (repair/search.py), and how many candidate edits were run to look for them
+    # (0: no search; > 0 with no repair: none of those made every check pass).
+    repair: tuple[Fix, ...] = ()
+    repair_tried: int = 0
 
     @property
     def points_lost(self) -> float:
@@ -184,7 +202,8 @@ class StudentResult:
         if data.get("format_version", 1) > FORMAT_VERSION:
             raise ValueError(f"result format {data['format_version']} is newer than this kit's {FORMAT_VERSION}")
         tests = tuple(TestResult(**{**t, "tags": tuple(t.get("tags", ())),
-                                    "diagnoses": tuple(Diagnosis(**d) for d in t.get("diagnoses", ()))})
+                                    "diagnoses": tuple(Diagnosis(**d) for d in t.get("diagnoses", ())),
+                                    "repair": tuple(Fix(**f) for f in t.get("repair", ()))})
                       for t in data["tests"])
         quizzes = tuple(QuizResult(**{**q, "items": tuple(QuizItem(**i) for i in q["items"])})
                         for q in data.get("quizzes", []))

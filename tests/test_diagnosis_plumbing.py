@@ -128,7 +128,7 @@ def test_result_files_of_format_2_still_load(tmp_path):
     path.write_text(json.dumps(FORMAT_2_RESULT), encoding="utf-8")
     old = load(path)
     assert old.tests[0].diagnoses == () and old.tests[0].tags == ("wrong transpose",) and old.unreadable == ()
-    assert old.score == 1.0 and old.format_version == FORMAT_VERSION == 3
+    assert old.score == 1.0 and old.format_version == FORMAT_VERSION == 4
     assert "Failed for no diagnosed reason" in class_report_html([old]) and feedback_markdown(old)
     newer = dict(FORMAT_2_RESULT, format_version=FORMAT_VERSION + 1)
     with pytest.raises(ValueError, match="newer"):  # a later kit's file is regraded, never half-read

@@ -22,6 +22,7 @@ from ..sandbox import ForkServer
 from .diagnose import explain_failure
 from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, safe_text, save
 from .faults import ExplainedElsewhere
+from ..repair.attach import repaired
 from .student import StudentFault, StudentFile
 from .submissions import Submission, result_stem
 
@@ -244,6 +245,7 @@ class GradingPlugin:
         recorded = sorted(self.recorded.pop(student, []), key=lambda pair: pair[0])
         tests = one_charge([test for _, test in recorded],
                            [self.elsewhere.get(student, {}).get(order) for order, _ in recorded])
+        tests = repaired(tests, self.items.get(student, []), handles, self.server)  # failed questions only
         self.elsewhere.pop(student, None)
         return StudentResult(student, tests, notes=notes, problems=problems, unreadable=unreadable,
                              printed=safe_text(printed, 16_384), isolation=self.server.isolation,

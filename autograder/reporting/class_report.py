@@ -16,6 +16,8 @@ from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap
 from .attention import GRADER, counts, needs_attention
+from .names import quoted
+from .repairs import repairs_by_edit
 from .provisional import arrival_lists, late_label, late_students, mean_points, pending, review_banner_text
 from .class_stats import (CLASS_MEAN, ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes,
                           grader_problems, item_analysis, percent, score_overview, test_stats, undiagnosed_failures,
@@ -198,10 +200,26 @@ def mistakes_section(results: list[StudentResult]) -> str:
                                 "diagnoses")
 
 
+def repairs_section(results: list[StudentResult]) -> str:
+    """Repairs counted by edit: the failed questions that one or two small edits of the student's own code make
+    pass every check (the edits themselves are in each student's feedback)."""
+    found = repairs_by_edit(results)
+    head = ('<h2 id="repairs">Repairs: failures one or two edits away</h2><p class="muted">A failed function or '
+            "class is counted here when one or two small edits of the student's own code make every hidden check "
+            "of it pass, run like the student's code on the same inputs. A repair is what would fix the code, "
+            "not what the student meant.</p>")
+    if not found:
+        return head + '<p id="no-repairs">No failed part was one or two small edits away from passing.</p>'
+    rows = [[f"<code>{esc(c.edit)}</code>", num(len(c.students)), esc(", ".join(c.students)),
+             esc(", ".join(c.questions))] for c in found]
+    return head + table(["edit", "students", "who", "in"], rows, "repairs")
+
+
 def undiagnosed_section(results: list[StudentResult]) -> str:
     found = undiagnosed_failures(results)
     head = ('<h2 id="undiagnosed">Failed for no diagnosed reason</h2><p class="muted">The place to look for new '
-            "mistakes: checks that students attempted and failed, where no mistake model reproduced their result. "
+            "mistakes: checks that students attempted and failed, where no mistake model reproduced their result "
+            "and no small edit of their code made the part pass. "
             "Each student's symptom is what the check saw. Parts not attempted (no file, an untouched stub) are "
             "not listed.</p>")
     if not found:
@@ -321,7 +339,8 @@ def problem_section(results: list[StudentResult], skipped: list[str] = ()) -> st
 
 
 SECTIONS = [("overview", "Class overview"), ("students", "Who needs help, on what"),
-            ("mistakes", "Misconceptions: diagnosed mistakes"), ("undiagnosed", "Failed for no diagnosed reason"),
+            ("mistakes", "Misconceptions: diagnosed mistakes"), ("repairs", "Repairs: failures one or two edits away"),
+            ("undiagnosed", "Failed for no diagnosed reason"),
             ("distribution", "Score distribution"), ("tests", "Pass rate of every grader test"),
             ("items", "Quiz item analysis"), ("problems", "Needs your attention"),
             ("grader-problems", "Grader problems")]
@@ -337,7 +356,8 @@ def class_report_html(results: list[StudentResult], skipped: list[str] = (), ide
     parts = [isolation_section(results) + review_banner(results, out),
              overview_section(results, late, arrival_lists(identities, graded))]
     if results:
-        parts += [heatmap_section(results, late), mistakes_section(results), undiagnosed_section(results),
+        parts += [heatmap_section(results, late), mistakes_section(results), repairs_section(results),
+                  undiagnosed_section(results),
                   distribution_section(results), pass_rate_section(results), item_section(results)]
     parts.append(problem_section(results, list(skipped)))
     if results:  # links to the sections this report has (a class of one has no score distribution)

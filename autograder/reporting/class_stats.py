@@ -34,6 +34,7 @@ from ..results import FAILED, PASSED, StudentResult, TestResult
 from .explain import plan_explanations
 from .names import is_test_student
 from .provisional import pending
+from .repairs import repaired_questions
 
 LOW_DISCRIMINATION = 0.2
 MIN_TAKERS = 3  # below this a correlation is not even defined, so none is computed
@@ -186,13 +187,15 @@ class Undiagnosed:
 
 
 def undiagnosed_failures(results: list[StudentResult]) -> list[Undiagnosed]:
-    """Attempted failures that no mistake model explained, grouped by test in grader order: where to look
-    for mistakes nobody has modelled yet. Untouched stubs and missing files are not failures of this kind."""
+    """Attempted failures that no mistake model explained and no repair of their question accounts for, grouped
+    by test in grader order: where to look for mistakes nobody has modelled yet. Untouched stubs and missing files are not failures of this kind."""
     found: dict[str, list] = {}
     for result in results:
         plan = plan_explanations(result)
+        repaired = repaired_questions(result)  # an edit of the student's code explains these (reporting/repairs.py)
         for test in result.tests:
-            if test.status == FAILED and test.attempted and not test.diagnoses and not plan.nearby(test):
+            if test.status == FAILED and test.attempted and not test.diagnoses and not plan.nearby(test) \
+                    and (test.assignment, test.question) not in repaired:
                 found.setdefault(test.test_id, [test, []])[1].append((result.student_id, test.output))
     order = {s.test_id: i for i, s in enumerate(test_stats(results))}
     return [Undiagnosed(first, tuple(students))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..results import FAILED, Diagnosis, StudentResult, TestResult
+from .repairs import repair_lines
 
 
 SHOWN_FIRST = {"visible": 0, "hidden": 2}  # released later (after_due_date, after_published): 1
@@ -100,10 +101,12 @@ def points(value: float) -> str:
     return count(value, "point")
 
 
-def failure_lines(test: TestResult, plan: Plan) -> list[str]:
+def failure_lines(test: TestResult, plan: Plan, show_edit: bool = True) -> list[str]:
     """What a failed test tells the student, as plain lines: the symptom, then each mistake explained here
-    (with where else it cost points), then a pointer for each mistake explained at another test. A test whose
-    every mistake is explained elsewhere shows only the pointers: the explanation covers its symptom."""
+    (with where else it cost points), then a pointer for each mistake explained at another test, then the
+    question's repair where this test carries it (reporting/repairs.py; `show_edit`: the edit itself, else where
+    it is). A test whose every mistake is explained elsewhere shows only the pointers: the explanation covers its
+    symptom."""
     here, elsewhere = plan.explained_at(test), plan.pointing_back(test)
     earlier = plan.repeated_from(test)
     if earlier is not None and earlier.visibility != "hidden":
@@ -130,4 +133,4 @@ def failure_lines(test: TestResult, plan: Plan) -> list[str]:
     for mistake in elsewhere:
         lines.append(f"Same mistake as in \"{label(mistake.anchor)}\" ({mistake.diagnosis.title}), explained "
                      f"there; {points(test.points_lost)} lost here.")
-    return lines
+    return lines + repair_lines(test, show_edit)

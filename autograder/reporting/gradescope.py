@@ -36,7 +36,7 @@ def results_json(result: StudentResult, release: KeyRelease | None = None, arriv
             "score": t.score,
             "max_score": t.max_score,
             "status": "passed" if t.status == PASSED else "failed",  # a failed zero-point flag is not "passed"
-            "output": "\n".join(failure_lines(t, plan)) if t.status == FAILED else t.output,
+            "output": "\n".join(failure_lines(t, plan, show_edit=False)) if t.status == FAILED else t.output,
             "visibility": t.visibility,
             "tags": list(t.tags),
         }
