@@ -16,7 +16,6 @@ from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap
 from .attention import GRADER, counts, needs_attention
-from .names import quoted
 from .repairs import repairs_by_edit
 from .provisional import arrival_lists, late_label, late_students, mean_points, pending, review_banner_text
 from .class_stats import (CLASS_MEAN, ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes,
