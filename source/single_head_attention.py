@@ -52,7 +52,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
-from autograder.grading.calls import Call, judge_sequence, stateful
+from autograder.grading.calls import Call, judge_sequence, refills, stateful
 from autograder.diagnosis import structural
 from autograder.grading.memo import memoized
 from autograder.grading.probes import padding, random_mask
@@ -459,18 +459,39 @@ def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(),
                                        paid_with=paid_with)])[0]
 
 
-def layer_probe(params, d_model, d_k, calls, layouts=None, no_grad=False, **_):
+def layer_probe(params, d_model, d_k, calls, layouts=None, no_grad=False, refilled=0, **_):
     """The request that builds one layer and calls it on every (x_q, x_kv, mask, allowed) of `calls` in a row."""
     (x_q, x_kv, mask, allowed), *rest = calls
     first = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
-    more = [(((a, b) if m is None else (a, b, m)), {}) for a, b, m, _ in rest]
+    reused = len(calls) - refilled  # the calls from here on get the first call's tensors, refilled in place
+    more = [(((a, b) if m is None else (a, b, m)), {}, {"reuse": 0} if n >= reused else {})
+            for n, (a, b, m, _) in enumerate(rest, 1)]
+    if layouts and refilled:  # a refilled call's inputs keep the first call's layout
+        layouts = {**layouts, **{str(n): layouts.get("0", {}) for n in range(reused, len(calls))}}
     return run_request("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more, layouts=layouts,
                        no_grad=no_grad)
 
 
+def with_refills(layer: dict) -> dict:
+    """The layer's calls, then two more on the first call's very tensors refilled in place (calls.refills: other
+    values, then its own again): a layer that answers from a cache keyed on its inputs' ids, addresses, shapes or
+    layouts, or on a count of calls, answers one of them from a stale entry."""
+    calls = layer["calls"]
+    x_q, x_kv, mask, allowed = calls[0]
+    sent = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
+    flipped_allowed = None if allowed is None else allowed.flip(tuple(range(allowed.dim())))
+    more = [((args[0], args[1], args[2] if mask is not None else None, ok), note)  # refills: flipped, then as sent
+            for (args, note), ok in zip(refills(sent), (flipped_allowed, allowed))]
+    names = layer["what"] if isinstance(layer["what"], list) else [layer["what"]] * len(calls)
+    return {**layer, "calls": [*calls, *(call for call, _ in more)], "refilled": len(more),
+            "what": [*names, *(f"{names[0]}, {note}" for _, note in more)]}
+
+
 def check_layers(student, layers):
     """check_layer for each of `layers` (dicts of its arguments), every layer's probe sent in one round trip
-    (StudentFile.runs), judged in order."""
+    (StudentFile.runs), judged in order; each layer also answers on its first call's tensors refilled in place
+    (with_refills)."""
+    layers = [with_refills(layer) for layer in layers]
     replies = student.runs([layer_probe(**layer) for layer in layers])
     for layer, reply in zip(layers, replies):
         judge_layer(student, student.judging(reply), **layer)
@@ -478,7 +499,7 @@ def check_layers(student, layers):
 
 
 def judge_layer(student, reply, params, d_model, d_k, calls, what, hint="", repeats=(), layouts=None, no_grad=False,
-                before_values=None, paid_with=None):
+                before_values=None, paid_with=None, refilled=0):
     if before_values is not None:
         before_values(reply)
     with expect.paid_with_result(*paid_with) if paid_with else contextlib.nullcontext():

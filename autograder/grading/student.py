@@ -228,7 +228,13 @@ def run_request(target: str, *args, kwargs: dict | None = None, init: tuple | No
     return {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
             "params": params or {}, "method": method, "grad_args": list(grad_args), "backward": backward,
             "check_inputs": check_inputs, "train": train, "layouts": layouts or {}, "no_grad": no_grad,
-            "non_leaf": non_leaf, "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
+            "non_leaf": non_leaf, "more": [further(*m) for m in (more or [])]}
+
+
+def further(args, kwargs: dict | None = None, how: dict | None = None) -> dict:
+    """One further call of a run request: (args, kwargs) and optionally {"reuse": m} (the tensors of call m, the
+    first being 0, refilled in place with these values) and {"keep": True} (its inputs kept alive after it)."""
+    return {"args": list(args), "kwargs": kwargs or {}, **{k: v for k, v in (how or {}).items() if k in ("reuse", "keep")}}
 
 
 def described(request: dict) -> str:
