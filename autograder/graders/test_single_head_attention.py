@@ -9,7 +9,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
-from autograder.grading.calls import Call, judge_sequence, refills, stateful
+from autograder.grading.calls import Call, judge_sequence, made, refills, stateful
 from autograder.diagnosis import structural
 from autograder.grading.memo import memoized
 from autograder.grading.probes import padding, random_mask
@@ -309,7 +309,7 @@ def check_layers(student, layers):
     (StudentFile.runs), judged in order; each layer also answers on its first call's tensors refilled in place
     (with_refills)."""
     layers = [with_refills(layer) for layer in layers]
-    replies = student.runs([layer_probe(**layer) for layer in layers])
+    replies = layer_runs(student, [layer_probe(**layer) for layer in layers])
     for layer, reply in zip(layers, replies):
         judge_layer(student, student.judging(reply), **layer)
     return replies
@@ -321,17 +321,68 @@ def judge_layer(student, reply, params, d_model, d_k, calls, what, hint="", repe
         before_values(reply)
     with expect.paid_with_result(*paid_with) if paid_with else contextlib.nullcontext():
         if repeats:
-            expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) in "
-                                  "eval() mode")
+            with charged_as_attentions(student, params, calls[repeats[0]], reply.outputs[repeats[0]]):
+                expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) "
+                                      "in eval() mode")
         names = what if isinstance(what, list) else [what] * len(calls)
         for index, ((a, b, m, ok), got) in enumerate(zip(calls, reply.outputs)):
-            try:
+            with charged_as_attentions(student, params, (a, b, m, ok), got):
                 check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{names[index]} (call {index + 1} "
                                       f"of {len(calls)} on the same layer)", hint)
-            except StudentFault as fault:
-                if fault.attempted and attention_explains(student, params, (a, b, m, ok), got):
-                    raise attention_charged(fault) from None
-                raise
+
+
+@contextlib.contextmanager
+def charged_as_attentions(student, params, call, got):
+    """Every judgement of a layer's answer `got` on `call` (x_q, x_kv, mask, allowed) follows one rule: a failure
+    that the student's own `attention` explains (attention_explains) is charged in attention's question, once."""
+    try:
+        yield
+    except StudentFault as fault:
+        if fault.attempted and not isinstance(fault, ExplainedElsewhere) and \
+                attention_explains(student, params, call, got):
+            raise attention_charged(fault) from None
+        raise
+
+
+def layer_runs(student, requests):
+    """student.runs for layer probes; a forbidden route that ran inside the student's own `attention` during them is
+    charged in attention's question (fused_in_attention)."""
+    try:
+        return student.runs(requests)
+    except StudentFault as fault:
+        raise fused_in_attention(student, requests, fault) from None
+
+
+def fused_in_attention(student, requests, fault):
+    """`fault` (from layer probes `requests`), or ExplainedElsewhere naming attention when the fused route it reports
+    ran inside the student's own `attention`: the same probes, with that function stood in for by attention written
+    by hand (the child's request "stand_in"), reach no fused route, and the student's `attention` alone, on the
+    first probe's projections, reaches one. A layer whose own code reaches one is charged for it. Asked only after
+    a fused route was seen."""
+    if not fault.attempted or isinstance(fault, ExplainedElsewhere) or \
+            not any(d.mistake == "forbidden-api" for d in fault.diagnoses):
+        return fault
+    try:
+        student.runs([{**r, "stand_in": ["attention"]} for r in requests], inputs_may_change=True, record=False)
+    except StudentFault:
+        return fault  # the layer's own code reaches one, or fails otherwise: not shown to be attention's
+    request = requests[0]
+    x_q, x_kv, *mask = (made(a) for a in request["args"])
+    weights = {**module_weights_of(request)}
+    Q, K, V = ((x.double() @ weights[f"W_{n}.weight"].double().T).float()
+               for n, x in (("Q", x_q), ("K", x_kv), ("V", x_kv)))
+    try:
+        student.run("attention", Q, K, V, *mask[:1], inputs_may_change=True, record=False)
+    except StudentFault as own:
+        if any(d.mistake == "forbidden-api" for d in own.diagnoses):
+            return ExplainedElsewhere(f"{fault} That route runs inside your own attention, which your layer calls "
+                                      "(with attention written by hand in its place, your layer runs none): it is "
+                                      "charged in attention's question.", questions=("attention",))
+    return fault
+
+
+def module_weights_of(request) -> dict:
+    return {name: made(value) for name, value in (request.get("params") or {}).items()}
 
 
 def attention_explains(student, params, call, got) -> bool:
@@ -480,7 +531,7 @@ def test_layer_training_mode(student):
     # sent in the same round trip
     probes = space.mask_draws(8, 42)
     deep_params, deep_calls, layouts = deep_layer("weights", probes)
-    reply, deep = student.runs([
+    reply, deep = layer_runs(student, [
         run_request("SingleHeadAttention", *calls[0], init=(12, 9), params=params, train=True,
                     more=[(call, {}) for call in calls[1:]]),
         run_request("SingleHeadAttention", *deep_calls[0][:3], init=(12, 9), params=deep_params, train=True,
@@ -488,13 +539,14 @@ def test_layer_training_mode(student):
     student.judging(reply)
     for n, (x_q, x_kv, mask, allowed, kind) in enumerate(cases):
         what = f"SingleHeadAttention in train() mode with {kind}"
-        answers = [pair(got, what) for got in reply.outputs[2 * n:2 * n + 2]]
-        for output, weights in answers:
-            weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")
-            expect.masked_are_zero(weights, allowed, what, MASK_HINT)
-            expect.shape(output, (3, 6, 9), f"the output of {what}")
-            if not (torch.isfinite(output).all() and torch.isfinite(weights).all() and (weights >= 0).all()):
-                raise StudentFault(f"{what} gives weights or outputs that are negative, NaN or infinite.")
+        with charged_as_attentions(student, params, (x_q, x_kv, mask, allowed), reply.outputs[2 * n]):
+            answers = [pair(got, what) for got in reply.outputs[2 * n:2 * n + 2]]
+            for output, weights in answers:
+                weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")
+                expect.masked_are_zero(weights, allowed, what, MASK_HINT)
+                expect.shape(output, (3, 6, 9), f"the output of {what}")
+                if not (torch.isfinite(output).all() and torch.isfinite(weights).all() and (weights >= 0).all()):
+                    raise StudentFault(f"{what} gives weights or outputs that are negative, NaN or infinite.")
         deterministic = all(torch.equal(a.double(), b.double()) for a, b in zip(*answers))
         if deterministic:  # no dropout: training must not change what the layer computes
             reference = reference_layer(params, x_q, x_kv, allowed)
@@ -507,11 +559,12 @@ def test_layer_training_mode(student):
                 elif attention_explains(student, params, (x_q, x_kv, mask, allowed), answers[0]):
                     raise attention_charged(fault) from None
                 raise
-    for probe, (_, _, _, allowed), got in zip(probes, deep_calls, student.judging(deep).outputs):
+    for probe, call, got in zip(probes, deep_calls, student.judging(deep).outputs):
         what = f"SingleHeadAttention in train() mode with {probe.describe()}"
-        _, weights = pair(got, what)
-        weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")
-        expect.masked_are_zero(weights, allowed, what, MASK_HINT)
+        with charged_as_attentions(student, deep_params, call, got):
+            _, weights = pair(got, what)
+            weights = expect.shape(weights, tuple(call[3].shape), f"the weights of {what}")
+            expect.masked_are_zero(weights, call[3], what, MASK_HINT)
 
 
 def right_in_eval_mode(student, params, args, reference, allowed) -> bool:
@@ -532,8 +585,9 @@ def test_layer_gradients(student):
     """Gradients reach x_q, x_kv, W_Q, W_K and W_V, and each equals the reference's"""
     params = module_weights(14, 8, 5)
     x_q, x_kv, seed = inputs(15, (2, 3, 8), (2, 5, 8), (2, 3, 5))
-    reply = student.run("SingleHeadAttention", x_q, x_kv, init=(8, 5), params=params, grad_args=(0, 1),
-                        backward={"index": 0, "grad": seed})
+    (reply,) = layer_runs(student, [run_request("SingleHeadAttention", x_q, x_kv, init=(8, 5), params=params,
+                                                grad_args=(0, 1), backward={"index": 0, "grad": seed})])
+    student.judging(reply)
     grads = [("x_q", reply.arg_grads.get("0")), ("x_kv", reply.arg_grads.get("1"))]
     grads += [(f"self.{n}", reply.param_grads.get(n)) for n in params]
     for name, grad in grads:

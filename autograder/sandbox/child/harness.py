@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import linecache
 import sys
 import traceback
@@ -96,6 +97,29 @@ def _own_memory(output, args: list):
     return output.detach().clone() if shared else output
 
 
+def _plain_attention(Q, K, V, mask=None):
+    """Attention by hand (score, mask, softmax, mix): what stands in for a file's own `attention` in a probe that
+    asks whether a layer's own code, around its call of `attention`, reaches a fused kernel (request "stand_in")."""
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ V, weights
+
+
+@contextlib.contextmanager
+def _stood_in(module, names):
+    """The module's functions `names` (only "attention") replaced by the harness's own for the probe."""
+    saved = {name: vars(module)[name] for name in names or () if name == "attention" and name in vars(module)}
+    try:
+        for name in saved:
+            setattr(module, name, _plain_attention)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+
+
 class Harness:
     def __init__(self) -> None:
         self.module: types.ModuleType | None = None
@@ -148,7 +172,8 @@ class Harness:
         with watch.Watch() as seen, autograd:
             self.calling = 0
             try:
-                self._probe(target, request, args, kwargs, reply, leaves)
+                with _stood_in(self.module, request.get("stand_in")):
+                    self._probe(target, request, args, kwargs, reply, leaves)
             except BaseException as exc:  # noqa: BLE001
                 reply = {"ok": False, "error": describe_error(exc), "call": self.calling}
         reply.update(seen.report())
