@@ -56,10 +56,6 @@ WRONG_ATTENTIONS = {
                                                       "mask.shape[0] == Q.shape[-2]:\n        mask = mask[:, None]\n"),
     "no scaling": attention_with(score="Q @ K.transpose(-2, -1)"),
     "softmax over queries": attention_with(after="weights = F.softmax(scores, dim=-2)\n    return weights @ V, weights"),
-    "mask after softmax": "def attention(Q, K, V, mask=None):\n"
-        "    weights = F.softmax(Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1]), dim=-1)\n"
-        "    if mask is not None:\n        weights = weights * (mask != 0)\n    return weights @ V, weights\n",
-    "fill -1e4": attention_with(fill="-1e4"),
 }
 RIGHT_ATTENTION = attention_with()
 WRONG_LAYERS = {  # the layer's own mistake, over a right attention
