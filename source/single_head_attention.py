@@ -528,30 +528,33 @@ def charged_as_attentions(student, params, call, got):
 
 
 def layer_runs(student, requests):
-    """student.runs for layer probes; a forbidden route that ran inside the student's own `attention` during them is
-    charged in attention's question (fused_in_attention)."""
+    """student.runs for layer probes; a failure of the calls themselves (an error, a fused route) that comes from
+    the student's own `attention` is charged in attention's question (raised_in_attention)."""
     try:
         return student.runs(requests)
     except StudentFault as fault:
-        raise fused_in_attention(student, requests, fault) from None
+        raise raised_in_attention(student, requests, fault) from None
 
 
-def fused_in_attention(student, requests, fault):
-    """`fault` (from layer probes `requests`), or ExplainedElsewhere naming attention when the fused route it reports
-    ran inside the student's own `attention`: the same probes, with that function stood in for by attention written
-    by hand (the child's request "stand_in"), reach no fused route, and the student's `attention` alone, on the
-    first probe's projections, reaches one. A layer whose own code reaches one is charged for it. Asked only after
-    a fused route was seen."""
-    if not fault.attempted or isinstance(fault, ExplainedElsewhere) or \
-            not any(d.mistake == "forbidden-api" for d in fault.diagnoses):
+def raised_in_attention(student, requests, fault):
+    """`fault` (layer probes `requests` failed before any answer was judged: an error, a fused route, an input
+    changed), or ExplainedElsewhere naming attention when the student's own `attention` is the cause: the same
+    probes, with that function stood in for by attention written by hand (the child's request "stand_in"), all
+    run cleanly; for a fused route, the student's `attention` alone, on the first probe's projections, also reaches
+    one. A layer whose own code fails, or reaches a fused route, is charged for it. Asked only after a failure."""
+    if not fault.attempted or isinstance(fault, ExplainedElsewhere):
         return fault
     try:
-        student.runs([{**r, "stand_in": ["attention"]} for r in requests], inputs_may_change=True, record=False)
+        student.runs([{**r, "stand_in": ["attention"]} for r in requests], inputs_may_change=False, record=False)
     except StudentFault:
-        return fault  # the layer's own code reaches one, or fails otherwise: not shown to be attention's
+        return fault  # the layer's own code fails or reaches a fused route: the layer's mistake
+    if not any(d.mistake == "forbidden-api" for d in fault.diagnoses):
+        return ExplainedElsewhere(f"{fault} With attention written by hand in place of your own attention, your "
+                                  "layer runs these calls cleanly: this is charged in attention's question.",
+                                  questions=("attention",))
     request = requests[0]
     x_q, x_kv, *mask = (made(a) for a in request["args"])
-    weights = {**module_weights_of(request)}
+    weights = module_weights_of(request)
     Q, K, V = ((x.double() @ weights[f"W_{n}.weight"].double().T).float()
                for n, x in (("Q", x_q), ("K", x_kv), ("V", x_kv)))
     try:

@@ -54,6 +54,8 @@ WRONG_ATTENTIONS = {
     # c19: a 1-D mask of length T_q read as a per-query mask (NaN rows where a query is hidden whole)
     "1-D mask read per query": attention_with(prepare="    if mask is not None and mask.dim() == 1 and "
                                                       "mask.shape[0] == Q.shape[-2]:\n        mask = mask[:, None]\n"),
+    "refuses a 1-D mask": attention_with(prepare="    if mask is not None and mask.dim() == 1:\n"
+                                                 "        raise ValueError('mask must be 2-D or 3-D')\n"),
     "no scaling": attention_with(score="Q @ K.transpose(-2, -1)"),
     "softmax over queries": attention_with(after="weights = F.softmax(scores, dim=-2)\n    return weights @ V, weights"),
 }
@@ -66,6 +68,10 @@ WRONG_LAYERS = {  # the layer's own mistake, over a right attention
         "                                               attn_mask=None if mask is None else mask != 0)\n"
         "        return fused, w\n"),
     "mask dropped by the layer": DELEGATING_LAYER.replace("self.W_V(x_kv), mask)", "self.W_V(x_kv))"),
+    "layer refuses a 1-D mask itself": DELEGATING_LAYER.replace(
+        "    def forward(self, x_q, x_kv, mask=None):\n",
+        "    def forward(self, x_q, x_kv, mask=None):\n        if mask is not None and mask.dim() == 1:\n"
+        "            raise ValueError('mask must be 2-D or 3-D')\n"),
     "keys from x_q": DELEGATING_LAYER.replace("self.W_K(x_kv), self.W_V(x_kv)", "self.W_K(x_q), self.W_V(x_q)"),
 }
 
