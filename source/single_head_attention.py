@@ -549,6 +549,8 @@ def raised_in_attention(student, requests, fault):
     except StudentFault:
         return fault  # the layer's own code fails or reaches a fused route: the layer's mistake
     if not any(d.mistake == "forbidden-api" for d in fault.diagnoses):
+        if not attention_answers(student, requests[0]):
+            return fault  # an attention that never answers: the layer scores as over the stub (no failure beats it)
         return ExplainedElsewhere(f"{fault} With attention written by hand in place of your own attention, your "
                                   "layer runs these calls cleanly: this is charged in attention's question.",
                                   questions=("attention",))
@@ -565,6 +567,19 @@ def raised_in_attention(student, requests, fault):
                                       "(with attention written by hand in its place, your layer runs none): it is "
                                       "charged in attention's question.", questions=("attention",))
     return fault
+
+
+def attention_answers(student, request) -> bool:
+    """Whether the student's own `attention` answers (without an error) on the probe's projections, without a mask."""
+    x_q, x_kv = (made(a) for a in request["args"][:2])
+    weights = module_weights_of(request)
+    Q, K, V = ((x.double() @ weights[f"W_{n}.weight"].double().T).float()
+               for n, x in (("Q", x_q), ("K", x_kv), ("V", x_kv)))
+    try:
+        student.run("attention", Q, K, V, inputs_may_change=True, record=False)
+    except StudentFault:
+        return False
+    return True
 
 
 def module_weights_of(request) -> dict:

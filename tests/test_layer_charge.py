@@ -104,6 +104,15 @@ def test_a_wrong_layer_over_a_right_attention_still_loses(wrong):
     assert "explained by attention" not in seen.values(), seen
 
 
+def test_an_attention_that_never_answers_leaves_the_layer_as_over_the_stub():
+    """No failure earns more than the stub: a stub attention gives a delegating layer nothing to judge, so one that
+    raises on every input must not give it marks either."""
+    raises = "def attention(Q, K, V, mask=None):\n    raise RuntimeError('broken')\n"
+    text = solution_text(ASSIGNMENT) + "\n\n" + raises + "\n\n" + DELEGATING_LAYER
+    seen = {test: outcome(text, test) for test in LAYER_TESTS}
+    assert not any(o in ("passed", "explained by attention") for o in seen.values()), seen
+
+
 def test_the_delegating_layer_over_a_right_attention_passes_every_layer_check():
     text = solution_text(ASSIGNMENT) + "\n\n" + RIGHT_ATTENTION + "\n\n" + DELEGATING_LAYER
     assert {test: outcome(text, test) for test in LAYER_TESTS} == dict.fromkeys(LAYER_TESTS, "passed")
