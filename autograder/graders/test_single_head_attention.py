@@ -9,7 +9,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
-from autograder.grading.calls import Call, judge_sequence, made, refills, stateful
+from autograder.grading.calls import Call, judge_sequence, refills, stateful
 from autograder.diagnosis import structural
 from autograder.grading.memo import memoized
 from autograder.grading.probes import padding, random_mask
@@ -249,6 +249,7 @@ def test_attention_leaves_inputs_alone(student):
 
 from autograder.diagnosis.compare import agree  # noqa: E402 - the layer's own rule (attention_explains)
 from autograder.grading.faults import ExplainedElsewhere  # noqa: E402
+from autograder.grading.layer_charge import layer_runs  # noqa: E402 - a layer's calls, charged once
 
 
 def module_weights(seed, d_model, d_k):
@@ -342,65 +343,6 @@ def charged_as_attentions(student, params, call, got):
                 attention_explains(student, params, call, got):
             raise attention_charged(fault) from None
         raise
-
-
-def layer_runs(student, requests):
-    """student.runs for layer probes; a failure of the calls themselves (an error, a fused route) that comes from
-    the student's own `attention` is charged in attention's question (raised_in_attention)."""
-    try:
-        return student.runs(requests)
-    except StudentFault as fault:
-        raise raised_in_attention(student, requests, fault) from None
-
-
-def raised_in_attention(student, requests, fault):
-    """`fault` (layer probes `requests` failed before any answer was judged: an error, a fused route, an input
-    changed), or ExplainedElsewhere naming attention when the student's own `attention` is the cause: the same
-    probes, with that function stood in for by attention written by hand (the child's request "stand_in"), all
-    run cleanly; for a fused route, the student's `attention` alone, on the first probe's projections, also reaches
-    one. A layer whose own code fails, or reaches a fused route, is charged for it. Asked only after a failure."""
-    if not fault.attempted or isinstance(fault, ExplainedElsewhere):
-        return fault
-    try:
-        student.runs([{**r, "stand_in": ["attention"]} for r in requests], inputs_may_change=False, record=False)
-    except StudentFault:
-        return fault  # the layer's own code fails or reaches a fused route: the layer's mistake
-    if not any(d.mistake == "forbidden-api" for d in fault.diagnoses):
-        if not attention_answers(student, requests[0]):
-            return fault  # an attention that never answers: the layer scores as over the stub (no failure beats it)
-        return ExplainedElsewhere(f"{fault} With attention written by hand in place of your own attention, your "
-                                  "layer runs these calls cleanly: this is charged in attention's question.",
-                                  questions=("attention",))
-    request = requests[0]
-    x_q, x_kv, *mask = (made(a) for a in request["args"])
-    weights = module_weights_of(request)
-    Q, K, V = ((x.double() @ weights[f"W_{n}.weight"].double().T).float()
-               for n, x in (("Q", x_q), ("K", x_kv), ("V", x_kv)))
-    try:
-        student.run("attention", Q, K, V, *mask[:1], inputs_may_change=True, record=False)
-    except StudentFault as own:
-        if any(d.mistake == "forbidden-api" for d in own.diagnoses):
-            return ExplainedElsewhere(f"{fault} That route runs inside your own attention, which your layer calls "
-                                      "(with attention written by hand in its place, your layer runs none): it is "
-                                      "charged in attention's question.", questions=("attention",))
-    return fault
-
-
-def attention_answers(student, request) -> bool:
-    """Whether the student's own `attention` answers (without an error) on the probe's projections, without a mask."""
-    x_q, x_kv = (made(a) for a in request["args"][:2])
-    weights = module_weights_of(request)
-    Q, K, V = ((x.double() @ weights[f"W_{n}.weight"].double().T).float()
-               for n, x in (("Q", x_q), ("K", x_kv), ("V", x_kv)))
-    try:
-        student.run("attention", Q, K, V, inputs_may_change=True, record=False)
-    except StudentFault:
-        return False
-    return True
-
-
-def module_weights_of(request) -> dict:
-    return {name: made(value) for name, value in (request.get("params") or {}).items()}
 
 
 def attention_explains(student, params, call, got) -> bool:

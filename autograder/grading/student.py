@@ -236,7 +236,8 @@ def run_request(target: str, *args, kwargs: dict | None = None, init: tuple | No
 def further(args, kwargs: dict | None = None, how: dict | None = None) -> dict:
     """One further call of a run request: (args, kwargs) and optionally {"reuse": m} (the tensors of call m, the
     first being 0, refilled in place with these values) and {"keep": True} (its inputs kept alive after it)."""
-    return {"args": list(args), "kwargs": kwargs or {}, **{k: v for k, v in (how or {}).items() if k in ("reuse", "keep")}}
+    options = {key: value for key, value in (how or {}).items() if key in ("reuse", "keep")}
+    return {"args": list(args), "kwargs": kwargs or {}, **options}
 
 
 def described(request: dict) -> str:
