@@ -52,7 +52,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
-from autograder.grading.calls import Call, judge_sequence, stateful
+from autograder.grading.calls import Call, judge_sequence, refills, stateful
 from autograder.diagnosis import structural
 from autograder.grading.memo import memoized
 from autograder.grading.probes import padding, random_mask
@@ -432,6 +432,7 @@ def test_single_head_attention_values(SingleHeadAttention):
 # %% exercise="SingleHeadAttention" role="hidden"
 from autograder.diagnosis.compare import agree  # noqa: E402 - the layer's own rule (attention_explains)
 from autograder.grading.faults import ExplainedElsewhere  # noqa: E402
+from autograder.grading.layer_charge import layer_runs  # noqa: E402 - a layer's calls, charged once
 
 
 def module_weights(seed, d_model, d_k):
@@ -459,41 +460,72 @@ def check_layer(student, params, d_model, d_k, calls, what, hint="", repeats=(),
                                        paid_with=paid_with)])[0]
 
 
-def layer_probe(params, d_model, d_k, calls, layouts=None, no_grad=False, **_):
+def layer_probe(params, d_model, d_k, calls, layouts=None, no_grad=False, refilled=0, **_):
     """The request that builds one layer and calls it on every (x_q, x_kv, mask, allowed) of `calls` in a row."""
     (x_q, x_kv, mask, allowed), *rest = calls
     first = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
-    more = [(((a, b) if m is None else (a, b, m)), {}) for a, b, m, _ in rest]
+    reused = len(calls) - refilled  # the calls from here on get the first call's tensors, refilled in place
+    more = [(((a, b) if m is None else (a, b, m)), {}, {"reuse": 0} if n >= reused else {})
+            for n, (a, b, m, _) in enumerate(rest, 1)]
+    if layouts and refilled:  # a refilled call's inputs keep the first call's layout
+        layouts = {**layouts, **{str(n): layouts.get("0", {}) for n in range(reused, len(calls))}}
     return run_request("SingleHeadAttention", *first, init=(d_model, d_k), params=params, more=more, layouts=layouts,
                        no_grad=no_grad)
 
 
+def with_refills(layer: dict) -> dict:
+    """The layer's calls, then two more on the first call's very tensors refilled in place (calls.refills: other
+    values, then its own again): a layer that answers from a cache keyed on its inputs' ids, addresses, shapes or
+    layouts, or on a count of calls, answers one of them from a stale entry."""
+    calls = layer["calls"]
+    x_q, x_kv, mask, allowed = calls[0]
+    sent = (x_q, x_kv) if mask is None else (x_q, x_kv, mask)
+    flipped_allowed = None if allowed is None else allowed.flip(tuple(range(allowed.dim())))
+    more = [((args[0], args[1], args[2] if mask is not None else None, ok), note)  # refills: flipped, then as sent
+            for (args, note), ok in zip(refills(sent), (flipped_allowed, allowed))]
+    names = layer["what"] if isinstance(layer["what"], list) else [layer["what"]] * len(calls)
+    return {**layer, "calls": [*calls, *(call for call, _ in more)], "refilled": len(more),
+            "what": [*names, *(f"{names[0]}, {note}" for _, note in more)]}
+
+
 def check_layers(student, layers):
     """check_layer for each of `layers` (dicts of its arguments), every layer's probe sent in one round trip
-    (StudentFile.runs), judged in order."""
-    replies = student.runs([layer_probe(**layer) for layer in layers])
+    (StudentFile.runs), judged in order; each layer also answers on its first call's tensors refilled in place
+    (with_refills)."""
+    layers = [with_refills(layer) for layer in layers]
+    replies = layer_runs(student, [layer_probe(**layer) for layer in layers])
     for layer, reply in zip(layers, replies):
         judge_layer(student, student.judging(reply), **layer)
     return replies
 
 
 def judge_layer(student, reply, params, d_model, d_k, calls, what, hint="", repeats=(), layouts=None, no_grad=False,
-                before_values=None, paid_with=None):
+                before_values=None, paid_with=None, refilled=0):
     if before_values is not None:
         before_values(reply)
     with expect.paid_with_result(*paid_with) if paid_with else contextlib.nullcontext():
         if repeats:
-            expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) in "
-                                  "eval() mode")
+            with charged_as_attentions(student, params, calls[repeats[0]], reply.outputs[repeats[0]]):
+                expect.same_each_time([reply.outputs[i] for i in repeats], f"SingleHeadAttention({d_model}, {d_k}) "
+                                      "in eval() mode")
         names = what if isinstance(what, list) else [what] * len(calls)
         for index, ((a, b, m, ok), got) in enumerate(zip(calls, reply.outputs)):
-            try:
+            with charged_as_attentions(student, params, (a, b, m, ok), got):
                 check_attention_reply(got, reference_layer(params, a, b, ok), ok, f"{names[index]} (call {index + 1} "
                                       f"of {len(calls)} on the same layer)", hint)
-            except StudentFault as fault:
-                if fault.attempted and attention_explains(student, params, (a, b, m, ok), got):
-                    raise attention_charged(fault) from None
-                raise
+
+
+@contextlib.contextmanager
+def charged_as_attentions(student, params, call, got):
+    """Every judgement of a layer's answer `got` on `call` (x_q, x_kv, mask, allowed) follows one rule: a failure
+    that the student's own `attention` explains (attention_explains) is charged in attention's question, once."""
+    try:
+        yield
+    except StudentFault as fault:
+        if fault.attempted and not isinstance(fault, ExplainedElsewhere) and \
+                attention_explains(student, params, call, got):
+            raise attention_charged(fault) from None
+        raise
 
 
 def attention_explains(student, params, call, got) -> bool:
@@ -642,7 +674,7 @@ def test_layer_training_mode(student):
     # sent in the same round trip
     probes = space.mask_draws(8, 42)
     deep_params, deep_calls, layouts = deep_layer("weights", probes)
-    reply, deep = student.runs([
+    reply, deep = layer_runs(student, [
         run_request("SingleHeadAttention", *calls[0], init=(12, 9), params=params, train=True,
                     more=[(call, {}) for call in calls[1:]]),
         run_request("SingleHeadAttention", *deep_calls[0][:3], init=(12, 9), params=deep_params, train=True,
@@ -650,13 +682,14 @@ def test_layer_training_mode(student):
     student.judging(reply)
     for n, (x_q, x_kv, mask, allowed, kind) in enumerate(cases):
         what = f"SingleHeadAttention in train() mode with {kind}"
-        answers = [pair(got, what) for got in reply.outputs[2 * n:2 * n + 2]]
-        for output, weights in answers:
-            weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")
-            expect.masked_are_zero(weights, allowed, what, MASK_HINT)
-            expect.shape(output, (3, 6, 9), f"the output of {what}")
-            if not (torch.isfinite(output).all() and torch.isfinite(weights).all() and (weights >= 0).all()):
-                raise StudentFault(f"{what} gives weights or outputs that are negative, NaN or infinite.")
+        with charged_as_attentions(student, params, (x_q, x_kv, mask, allowed), reply.outputs[2 * n]):
+            answers = [pair(got, what) for got in reply.outputs[2 * n:2 * n + 2]]
+            for output, weights in answers:
+                weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")
+                expect.masked_are_zero(weights, allowed, what, MASK_HINT)
+                expect.shape(output, (3, 6, 9), f"the output of {what}")
+                if not (torch.isfinite(output).all() and torch.isfinite(weights).all() and (weights >= 0).all()):
+                    raise StudentFault(f"{what} gives weights or outputs that are negative, NaN or infinite.")
         deterministic = all(torch.equal(a.double(), b.double()) for a, b in zip(*answers))
         if deterministic:  # no dropout: training must not change what the layer computes
             reference = reference_layer(params, x_q, x_kv, allowed)
@@ -669,11 +702,12 @@ def test_layer_training_mode(student):
                 elif attention_explains(student, params, (x_q, x_kv, mask, allowed), answers[0]):
                     raise attention_charged(fault) from None
                 raise
-    for probe, (_, _, _, allowed), got in zip(probes, deep_calls, student.judging(deep).outputs):
+    for probe, call, got in zip(probes, deep_calls, student.judging(deep).outputs):
         what = f"SingleHeadAttention in train() mode with {probe.describe()}"
-        _, weights = pair(got, what)
-        weights = expect.shape(weights, tuple(allowed.shape), f"the weights of {what}")
-        expect.masked_are_zero(weights, allowed, what, MASK_HINT)
+        with charged_as_attentions(student, deep_params, call, got):
+            _, weights = pair(got, what)
+            weights = expect.shape(weights, tuple(call[3].shape), f"the weights of {what}")
+            expect.masked_are_zero(weights, call[3], what, MASK_HINT)
 
 
 def right_in_eval_mode(student, params, args, reference, allowed) -> bool:
@@ -694,8 +728,9 @@ def test_layer_gradients(student):
     """Gradients reach x_q, x_kv, W_Q, W_K and W_V, and each equals the reference's"""
     params = module_weights(14, 8, 5)
     x_q, x_kv, seed = inputs(15, (2, 3, 8), (2, 5, 8), (2, 3, 5))
-    reply = student.run("SingleHeadAttention", x_q, x_kv, init=(8, 5), params=params, grad_args=(0, 1),
-                        backward={"index": 0, "grad": seed})
+    (reply,) = layer_runs(student, [run_request("SingleHeadAttention", x_q, x_kv, init=(8, 5), params=params,
+                                                grad_args=(0, 1), backward={"index": 0, "grad": seed})])
+    student.judging(reply)
     grads = [("x_q", reply.arg_grads.get("0")), ("x_kv", reply.arg_grads.get("1"))]
     grads += [(f"self.{n}", reply.param_grads.get(n)) for n in params]
     for name, grad in grads:

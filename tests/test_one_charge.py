@@ -79,6 +79,18 @@ LAYER_SINGLE = {  # student -> (questions that must lose points, code appended t
                                        "    weights = F.softmax(Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1]), -1)\n"
                                        "    if mask is not None:\n        weights = weights * (mask != 0)\n"
                                        "    return weights @ V, weights\n\n\n" + LAYER_CALLS_ATTENTION),
+    # a fused kernel reached inside attention only, and a 1-D (T_k,) mask read per query there (NaN rows)
+    "layer-via-attention-fused": ({"attention"}, "def attention(Q, K, V, mask=None):\n    bias = None\n"
+                                  "    if mask is not None:\n"
+                                  "        shape = torch.broadcast_shapes(mask.shape, (Q.shape[0], Q.shape[1], "
+                                  "K.shape[1]))\n"
+                                  "        bias = torch.zeros(shape).masked_fill(mask == 0, float('-inf'))\n"
+                                  "    kernel = getattr(torch.ops.aten, '_scaled_dot_product_' + 'attention_math')\n"
+                                  "    return kernel(Q, K, V, attn_mask=bias)\n\n\n" + LAYER_CALLS_ATTENTION),
+    "layer-via-attention-1d-mask-per-query": ({"attention"}, ATTENTION.replace("SCALE", "math.sqrt(K.shape[-1])")
+                                              .replace("DIM", "-1").replace(
+        "    if mask is not None:\n", "    if mask is not None and mask.dim() == 1 and mask.shape[0] == Q.shape[-2]:\n"
+        "        mask = mask[:, None]\n    if mask is not None:\n", 1) + "\n\n" + LAYER_CALLS_ATTENTION),
     # controls: the layer's own mistake is the layer's; two mistakes are two charges
     "layer-own-mistake": ({"SingleHeadAttention"}, LAYER_CALLS_ATTENTION.replace(
         "return attention(self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv), mask)",

@@ -61,7 +61,7 @@ class LocalChild:
 
 
 def local_student(assignment: str, text: str) -> StudentFile:
-    limits = SimpleNamespace(submission_seconds=600, load_seconds=60, call_seconds=60, sequence_call_seconds=0.1)
+    limits = SimpleNamespace(submission_seconds=600, load_seconds=60, call_seconds=60, sequence_call_seconds=1)
     server = SimpleNamespace(config=SimpleNamespace(limits=limits), spawn=lambda deadline: LocalChild())
     source = SourceFile(assignment, f"{assignment}.py", (text.replace('if __name__ == "__main__"', "if False"),))
     return StudentFile(server, source)

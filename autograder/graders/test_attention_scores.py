@@ -8,7 +8,7 @@ import torch
 
 from autograder.grading import expect, tolerance as tol
 from autograder.grading import circumvention, space
-from autograder.grading.calls import Call, charge, judge_sequence, record, send_sequence, stateful
+from autograder.grading.calls import Call, charge, in_a_row, judge_sequence, record, send_sequence, stateful
 from autograder.grading.callees import Callee, explained, explained_gradients
 from autograder.grading.memo import memoized
 from autograder.grading.probes import random_mask
@@ -204,19 +204,20 @@ def test_general_score_parameters(student):
 @pytest.mark.points(2)
 @pytest.mark.tags("W vs W transposed", "wrong transpose")
 def test_general_score_values(student):
-    """GeneralScore computes q_i^T W k_j with non-square and square W, on two inputs in a row, and W = I"""
+    """GeneralScore computes q_i^T W k_j, W square and not, on inputs freed and refilled in place, and W = I"""
     cases = [((d_q, d_k), inputs(6, (B, T_q, d_q), (B, T_k, d_k), (d_q, d_k), (B, T_q, d_q), (B, T_k, d_k)))
              for B, T_q, T_k, d_q, d_k in [(3, 5, 7, 6, 4), (2, 4, 4, 5, 5), (1, 1, 3, 2, 7)]]
     Q, K = inputs(7, (2, 3, 4), (2, 5, 4))
+    rows = [in_a_row((Q, K), (Q2, K2)) for _, (Q, K, W, Q2, K2) in cases]  # inputs freed, refilled in place
     *replies, identity = student.runs([  # every layer's probe in one round trip
-        *(run_request("GeneralScore", Q, K, init=sizes, params={"W.weight": W}, more=[((Q2, K2), {})])
-          for sizes, (Q, K, W, Q2, K2) in cases),
+        *(run_request("GeneralScore", Q, K, init=sizes, params={"W.weight": W}, more=more)
+          for (sizes, (Q, K, W, Q2, K2)), (more, _) in zip(cases, rows)),
         run_request("GeneralScore", Q, K, init=(4, 4), params={"W.weight": torch.eye(4)})])
-    for ((d_q, d_k), (Q1, K1, W, Q2, K2)), reply in zip(cases, replies):
+    for ((d_q, d_k), (Q1, K1, W, Q2, K2)), (_, sent), reply in zip(cases, rows, replies):
         hint = ("e_ij = q_i^T W k_j with W = self.W.weight, of shape (d_q, d_k); this check uses square and "
-                "non-square W.")
-        for got, (q, k), call in zip(student.judging(reply).outputs, [(Q1, K1), (Q2, K2)], ("first", "second")):
-            expect.within(got, general_reference(q, k, W), f"GeneralScore({d_q}, {d_k}) scores ({call} call)", hint)
+                "non-square W; every answer must come from its own call's inputs.")
+        for got, ((q, k), call) in zip(student.judging(reply).outputs, sent):
+            expect.within(got, general_reference(q, k, W), f"GeneralScore({d_q}, {d_k}) scores ({call})", hint)
     expect.within(student.judging(identity).output, scores_reference(Q, K), "GeneralScore with W = I",
                   "With W = I the general score must equal the plain dot-product score.")
 
@@ -269,23 +270,24 @@ def test_additive_score_parameters(student):
 @pytest.mark.points(2)
 @pytest.mark.tags("missing tanh", "swapped axes", "squeeze without dim")
 def test_additive_score_values(student):
-    """AdditiveScore computes v^T tanh(W_q q_i + W_k k_j) for every pair, on two inputs in a row"""
+    """AdditiveScore computes v^T tanh(W_q q_i + W_k k_j) for every pair, on inputs freed and refilled in place"""
     cases = []
     for B, T_q, T_k, d_q, d_k, d_h in [(3, 5, 7, 6, 4, 8), (1, 1, 4, 3, 3, 5), (2, 4, 4, 5, 2, 3)]:
         Q, K, Wq, Wk, v, Q2, K2 = inputs(10, (B, T_q, d_q), (B, T_k, d_k), (d_h, d_q), (d_h, d_k), (1, d_h),
                                           (B, T_q, d_q), (B, T_k, d_k))
         Wq, Wk = Wq * 0.7, Wk * 0.7  # keep tanh away from saturation so a missing tanh shows
         cases.append(((B, T_q, T_k, d_q, d_k, d_h), (Q, K, Wq, Wk, v, Q2, K2)))
-    replies = student.runs([run_request("AdditiveScore", Q, K, init=(d_q, d_k, d_h), more=[((Q2, K2), {})],
+    rows = [in_a_row((Q, K), (Q2, K2)) for _, (Q, K, Wq, Wk, v, Q2, K2) in cases]  # inputs freed, refilled in place
+    replies = student.runs([run_request("AdditiveScore", Q, K, init=(d_q, d_k, d_h), more=more,
                                         params={"W_q.weight": Wq, "W_k.weight": Wk, "v.weight": v})
-                            for (_, _, _, d_q, d_k, d_h), (Q, K, Wq, Wk, v, Q2, K2) in cases])  # one round trip
-    for ((B, T_q, T_k, d_q, d_k, d_h), (Q, K, Wq, Wk, v, Q2, K2)), reply in zip(cases, replies):
+                            for ((_, _, _, d_q, d_k, d_h), (Q, K, Wq, Wk, v, Q2, K2)), (more, _) in zip(cases, rows)])
+    for ((B, T_q, T_k, d_q, d_k, d_h), (Q, K, Wq, Wk, v, Q2, K2)), (_, sent), reply in zip(cases, rows, replies):
         student.judging(reply)
         hint = ("e_ij = v^T tanh(W_q q_i + W_k k_j) for every (query, key) pair: scores of shape (B, T_q, T_k), "
-                "B = 1 and T_q = 1 included.")
-        for got, (q, k), call in zip(reply.outputs, [(Q, K), (Q2, K2)], ("first", "second")):
+                "B = 1 and T_q = 1 included; every answer must come from its own call's inputs.")
+        for got, ((q, k), call) in zip(reply.outputs, sent):
             expect.within(got, additive_reference(q, k, Wq, Wk, v),
-                          f"AdditiveScore at B={B}, T_q={T_q}, T_k={T_k} ({call} call)", hint)
+                          f"AdditiveScore at B={B}, T_q={T_q}, T_k={T_k} ({call})", hint)
 
 
 @pytest.mark.question("AdditiveScore")

@@ -263,6 +263,24 @@ def flipped(args: tuple) -> tuple:
     return tuple(made(a).flip(tuple(range(made(a).dim()))) if isinstance(made(a), torch.Tensor) else a for a in args)
 
 
+def refills(first: tuple) -> list[tuple[tuple, str]]:
+    """Two further calls on the very tensors of a first call (kept alive), refilled in place (a run request's
+    further call with {"reuse": 0}, grading/student.py: further): with other values (`flipped`), then with its own
+    again; (their arguments, what feedback says of them). The same ids, addresses, shapes and layouts: a module
+    that answers from a cache keyed on any of them answers one of the two from a stale entry."""
+    return [(flipped(first), "the first call's tensors refilled in place with other values"),
+            (tuple(made(a) for a in first), "the first call's tensors refilled with its own values again")]
+
+
+def in_a_row(first: tuple, second: tuple) -> tuple[list, list[tuple[tuple, str]]]:
+    """A module's calls as a caller's program makes them, for a run request: `first` (kept alive), `second` (its
+    inputs dropped after it, their ids and memory free), then `refills` of the first; (the request's further calls,
+    [(each call's arguments, its name)] for judging every answer in order)."""
+    again = refills(first)
+    more = [(second, {}), *((args, {}, {"reuse": 0}) for args, _ in again)]
+    return more, [(first, "first call"), (second, "second call"), *again]
+
+
 STIR_EVERY = 6  # judged calls between two calls of another function
 
 

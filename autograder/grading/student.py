@@ -123,7 +123,7 @@ class StudentFile:
             raise StudentFault(f"calling {described(request)}: {failure}") from None
         return self._checked(request, reply, inputs_may_change, record)
 
-    def runs(self, probes: list[dict], inputs_may_change: bool = False) -> list[Reply]:
+    def runs(self, probes: list[dict], inputs_may_change: bool = False, record: bool = True) -> list[Reply]:
         """Several probes, each `run_request(...)`'s, in one round trip (the child's Harness.runs): the replies in
         order, each checked as `run` checks its own; the first probe that fails raises, as it would have alone (the
         child stops there too). A reply's values are evidence for the diagnosis once the test judges them
@@ -147,8 +147,9 @@ class StudentFile:
                 one = self._checked(request, reply, inputs_may_change, False)
             except NotAttempted:
                 raise
-            except StudentFault:  # an error or a changed input: evidence now, as with `run`
-                record_call(self.diagnoser, request, reply)
+            except StudentFault:  # an error or a changed input: evidence now, as with `run` (unless `record=False`)
+                if record:
+                    record_call(self.diagnoser, request, reply)
                 raise
             checked.append(replace(one, evidence=(request, reply)))
         if len(checked) < len(probes):  # every reply was ok, yet the child stopped early: not an honest harness
@@ -223,12 +224,20 @@ class StudentFile:
 def run_request(target: str, *args, kwargs: dict | None = None, init: tuple | None = None, params: dict | None = None,
                 method: str | None = None, grad_args: tuple = (), backward: dict | None = None,
                 check_inputs: bool = False, more: list | None = None, train: bool = False, layouts: dict | None = None,
-                no_grad: bool = False, non_leaf: bool = False) -> dict:
-    """The child's request for one probe (StudentFile.run's arguments): for `StudentFile.runs`."""
+                no_grad: bool = False, non_leaf: bool = False, stand_in: tuple = ()) -> dict:
+    """The child's request for one probe (StudentFile.run's arguments): for `StudentFile.runs`. `stand_in`
+    ("attention"): the file's own function of that name replaced by the harness's plain one during the probe."""
     return {"op": "run", "target": target, "args": list(args), "kwargs": kwargs or {}, "init": init,
             "params": params or {}, "method": method, "grad_args": list(grad_args), "backward": backward,
             "check_inputs": check_inputs, "train": train, "layouts": layouts or {}, "no_grad": no_grad,
-            "non_leaf": non_leaf, "more": [{"args": list(a), "kwargs": k or {}} for a, k in (more or [])]}
+            "non_leaf": non_leaf, "more": [further(*m) for m in (more or [])], "stand_in": list(stand_in)}
+
+
+def further(args, kwargs: dict | None = None, how: dict | None = None) -> dict:
+    """One further call of a run request: (args, kwargs) and optionally {"reuse": m} (the tensors of call m, the
+    first being 0, refilled in place with these values) and {"keep": True} (its inputs kept alive after it)."""
+    options = {key: value for key, value in (how or {}).items() if key in ("reuse", "keep")}
+    return {"args": list(args), "kwargs": kwargs or {}, **options}
 
 
 def described(request: dict) -> str:
