@@ -8,6 +8,7 @@ and the light modules fill the other worker around them. Without xdist the marke
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -20,6 +21,12 @@ from hypothesis import settings
 # developer's machine first, never as a one-off red CI run. Tests that set their own settings inherit this.
 settings.register_profile("kit", derandomize=True, database=None, deadline=None)
 settings.load_profile("kit")
+
+# The repair search (autograder/repair/) is off for the suite but for tests/test_repair.py, which switches it back
+# on: it reruns a failed part's checks for edits of the student's code, which would add minutes to the classes of
+# failing students that other modules grade (test_adversarial, test_catalogue) without being what they test. Its
+# verdicts, cost and edits are tested there and measured by bench/bench_repairs.py.
+os.environ.setdefault("ATTNKIT_REPAIR", "off")
 
 SHARED = {
     # test_adversarial compares the System V IPC objects of the whole host before and after its attackers

@@ -210,7 +210,7 @@ def test_nbgrader_due_dates_say_who_was_late_and_extensions_count_as_nbgrader_co
     assert (alan["submitted_at"], alan["late"], alan["late:ps1"], alan["late:ps2"]) == (
         "2026-11-30 10:01 UTC", "yes", "yes", "no")
     assert found.identities["barbara lee"].arrival()["arrival_note"] == (
-        "ps1: extension of 2 hours (due 2026-11-30 12:00 UTC)")
+        "ps1: extension of 2 hours (due 2026-11-30 12:00:30 UTC)")  # seconds shown where not zero
 
 
 def test_quiz_files_uploaded_beside_a_zip_of_the_code(tmp_path, quizzes):

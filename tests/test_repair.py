@@ -10,6 +10,7 @@ folders) without counting against the suite's time.
 from __future__ import annotations
 
 import ast
+import os
 import importlib.util
 import itertools
 import sys
@@ -141,6 +142,15 @@ def softmax_entropy(weights):
     flat = weights.reshape(-1)
     return torch.stack([flat[:1] for _ in range(weights.shape[0])]).reshape(weights.shape[:-1])
 '''
+
+
+@pytest.fixture(scope="module", autouse=True)
+def searching():
+    """The search as users get it (tests/conftest.py switches it off for the rest of the suite)."""
+    before = os.environ.pop("ATTNKIT_REPAIR", None)
+    yield
+    if before is not None:
+        os.environ["ATTNKIT_REPAIR"] = before
 
 
 @pytest.fixture(scope="module")
