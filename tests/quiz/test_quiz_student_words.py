@@ -16,7 +16,7 @@ from autograder.quiz import grade_question
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = sorted(Path(__file__).parent.glob("*_answers.yaml"))
-LESSONS = ROOT.parent.parent / "shared" / "lessons"  # /work/shared/lessons beside the worktrees
+LESSONS = ROOT.parent / "shared" / "lessons"  # shared/lessons beside the repository, as tests/quiz/conftest.py reads it
 WORD = re.compile(r"[^\W\d_]+")
 
 
