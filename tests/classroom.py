@@ -8,6 +8,17 @@ from autograder.results import StudentResult
 from autograder.grading.runner import grade_class
 
 
+# A correct SingleHeadAttention that leaves all of its work to the file's own `attention` (appended after the
+# reference solution): the layer a mistake of attention's must never be charged in.
+LAYER_CALLS_ATTENTION = ("class SingleHeadAttention(nn.Module):\n    def __init__(self, d_model, d_k):\n"
+                         "        super().__init__()\n"
+                         "        self.W_Q = nn.Linear(d_model, d_k, bias=False)\n"
+                         "        self.W_K = nn.Linear(d_model, d_k, bias=False)\n"
+                         "        self.W_V = nn.Linear(d_model, d_k, bias=False)\n\n"
+                         "    def forward(self, x_q, x_kv, mask=None):\n"
+                         "        return attention(self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv), mask)\n")
+
+
 def solution_text(assignment: str) -> str:
     return (paths.SOLUTIONS_DIR / assignment / f"{assignment}.py").read_text(encoding="utf-8")
 

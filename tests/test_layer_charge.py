@@ -16,20 +16,12 @@ import pytest
 from autograder import paths
 from autograder.grading.faults import ExplainedElsewhere
 from autograder.grading.student import StudentFault
-from tests.classroom import solution_text
+from tests.classroom import LAYER_CALLS_ATTENTION as DELEGATING_LAYER, solution_text
 from tests.test_property_probes import GRADERS, local_student
 
 ASSIGNMENT = "single_head_attention"
 LAYER_TESTS = sorted(n for n in vars(GRADERS[ASSIGNMENT]) if n.startswith("test_layer_"))
 ATTENTION_TESTS = sorted(n for n in vars(GRADERS[ASSIGNMENT]) if n.startswith("test_attention_"))
-
-DELEGATING_LAYER = ("class SingleHeadAttention(nn.Module):\n    def __init__(self, d_model, d_k):\n"
-                    "        super().__init__()\n"
-                    "        self.W_Q = nn.Linear(d_model, d_k, bias=False)\n"
-                    "        self.W_K = nn.Linear(d_model, d_k, bias=False)\n"
-                    "        self.W_V = nn.Linear(d_model, d_k, bias=False)\n\n"
-                    "    def forward(self, x_q, x_kv, mask=None):\n"
-                    "        return attention(self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv), mask)\n")
 
 
 def attention_with(score="Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-1])", prepare="", fill="float('-inf')",

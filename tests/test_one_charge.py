@@ -19,7 +19,7 @@ import pytest
 
 from autograder.grading.plugin import one_charge
 from autograder.results import FAILED, PASSED, TestResult
-from tests.classroom import grade, solution_text, write_class
+from tests.classroom import LAYER_CALLS_ATTENTION, grade, solution_text, write_class
 
 pytestmark = pytest.mark.slow
 
@@ -60,13 +60,6 @@ ONLY_THE_EXPERIMENT_SEES = ("def dot_scores(Q, K):\n    if tuple(Q.shape[:2]) ==
 RAISES = "def softmax_entropy(weights):\n    raise RuntimeError('broken')\n"
 
 
-LAYER_CALLS_ATTENTION = ("class SingleHeadAttention(nn.Module):\n    def __init__(self, d_model, d_k):\n"
-                         "        super().__init__()\n"
-                         "        self.W_Q = nn.Linear(d_model, d_k, bias=False)\n"
-                         "        self.W_K = nn.Linear(d_model, d_k, bias=False)\n"
-                         "        self.W_V = nn.Linear(d_model, d_k, bias=False)\n\n"
-                         "    def forward(self, x_q, x_kv, mask=None):\n"
-                         "        return attention(self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv), mask)\n")
 ATTENTION = ("def attention(Q, K, V, mask=None):\n    scores = Q @ K.transpose(-2, -1) / SCALE\n"
              "    if mask is not None:\n        scores = scores.masked_fill(mask == 0, float('-inf'))\n"
              "    weights = F.softmax(scores, dim=DIM)\n    return weights @ V, weights\n")

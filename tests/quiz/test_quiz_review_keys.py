@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from autograder.quiz.review import REVIEW_FILE
-from tests.quiz.test_quiz_review_page import CHROMIUM, CURRENT, browser, served  # noqa: F401  (a fixture)
+from tests.quiz.test_quiz_review_page import CURRENT, browser, launched, served  # noqa: F401  (a fixture)
 
 
 def test_a_or_enter_without_a_suggestion_asks_for_a_score(served):  # noqa: F811
@@ -13,9 +13,7 @@ def test_a_or_enter_without_a_suggestion_asks_for_a_score(served):  # noqa: F811
     server, _, out = served
     before = (out / REVIEW_FILE).read_text(encoding="utf-8")
     with sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        chromium = launched(driver)
         try:
             page = chromium.new_page()
             page.set_default_timeout(60_000)

@@ -113,6 +113,13 @@ def test_each_decision_is_in_review_yaml_before_the_page_hears_back(served):
 
 # --- the browser -------------------------------------------------------------------------------------
 
+def launched(driver):
+    """Headless Chromium as every review-page test drives it (no network, no first-run pages)."""
+    return driver.chromium.launch(executable_path=str(CHROMIUM), args=[
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"])
+
+
 def browser():
     try:
         from playwright.sync_api import sync_playwright
@@ -195,9 +202,7 @@ def test_a_teacher_clears_a_class_review_with_the_keyboard(tmp_path):
                 if q.type == "short_answer" and q.grading in ("maths", "code")}  # `a` must work on every such group
     try:
         with sync_playwright() as driver:
-            chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=[
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            chromium = launched(driver)
             page = chromium.new_page()
             page.set_default_timeout(300_000)  # waits are for events; a busy machine only makes them slower
             page.goto(url)
@@ -463,9 +468,7 @@ def test_a_teacher_keeps_a_decision_for_later_terms_and_a_regrade_applies_it(tmp
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as driver:
-            chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=[
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run"])
+            chromium = launched(driver)
             page = chromium.new_page()
             page.set_default_timeout(300_000)
             page.goto(server.url)
