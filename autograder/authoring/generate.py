@@ -24,7 +24,7 @@ def expected_files() -> dict[Path, str]:
         files[solution_dir / f"{name}.ipynb"] = nbformat.writes(notebook(master, False, to_tests)) + "\n"
         files[solution_dir / f"{name}.py"] = python_twin(master, False, to_tests)
         for exercise in master.exercises():
-            if master.of("public", exercise):
+            if master.has_public(exercise):
                 files[student_dir / "tests" / f"{exercise}.py"] = public_test_file(master, exercise)
         files[paths.GRADERS_DIR / f"test_{name}.py"] = hidden_test_file(master)
     from ..grading import space  # noqa: PLC0415 - draws with hypothesis, only when generating

@@ -2,10 +2,12 @@
 
 Roles: markdown (no role), `setup` (imports for students), `solution` (code with BEGIN/END SOLUTION
 regions), `public` (otter test cases students run), `hidden` and `hidden-setup` (the hidden pytest
-grader), `explore` (hands-on cells from the trainer's guide).
+grader), `explore` (hands-on cells from the trainer's guide), `spec` (an exercise's declared spec: one dict
+literal from which its hidden checks are generated, authoring/spec_render.py).
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import jupytext
 
-ROLES = {"markdown", "setup", "solution", "public", "hidden", "hidden-setup", "explore"}
+ROLES = {"markdown", "setup", "solution", "public", "hidden", "hidden-setup", "explore", "spec"}
 SOLUTION_REGION = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION\n.*?^[ \t]*# END SOLUTION\n?", re.M | re.S)
 POINTS = re.compile(r"@pytest\.mark\.points\((\d+(?:\.\d+)?)\)")
 
@@ -47,10 +49,26 @@ class Master:
         for cell in self.cells:
             if cell.role == "hidden" and cell.exercise:
                 totals[cell.exercise] += sum(float(p) for p in POINTS.findall(cell.source))
+            if cell.role == "spec" and cell.exercise:
+                totals[cell.exercise] += spec_points(cell.source)
         return totals
+
+    def has_public(self, exercise: str) -> bool:
+        """Students get a public check: written in a public cell, or generated from a spec."""
+        return bool(self.of("public", exercise) or self.of("spec", exercise))
 
     def of(self, role: str, exercise: str | None = None) -> list[Cell]:
         return [c for c in self.cells if c.role == role and (exercise is None or c.exercise == exercise)]
+
+
+def spec_points(text: str) -> float:
+    """A spec cell's `points` (1 unless given); its syntax is checked where its checks are made (spec_render.py)."""
+    try:
+        declared = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        return 0.0
+    points = declared.get("points", 1) if isinstance(declared, dict) else 0
+    return float(points) if isinstance(points, (int, float)) else 0.0
 
 
 def read_master(path: Path) -> Master:

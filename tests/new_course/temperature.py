@@ -2,21 +2,15 @@
 # # Temperature: how sharp attention is
 #
 # *A third assignment, written from docs/authoring.md alone.* Dividing the scores by a temperature $\tau$ before
-# the softmax sharpens the weights ($\tau < 1$) or flattens them ($\tau > 1$).
-#
-# - What the grader expects where the lesson is silent: scores are float32 of shape `(..., T_k)` with 1 to 3
-#   leading dimensions, $T_k$ up to 16; $\tau$ is a positive Python float; the softmax runs over the last dim.
+# the softmax sharpens the weights ($\tau < 1$) or flattens them ($\tau > 1$). Each exercise says what the grader
+# expects where the lesson is silent (sizes, dtypes, ranges): its declared spec.
 
 # %% role="setup"
 import torch
+from torch import nn
 
 # %% role="hidden-setup"
 import pytest
-import torch
-
-from autograder.grading import expect, tolerance as tol
-from autograder.grading.calls import Call, judge_sequence
-from autograder.grading.student import seeded_inputs as inputs
 
 pytestmark = pytest.mark.assignment("temperature")
 
@@ -32,36 +26,65 @@ def sharpen(scores, tau):
     return torch.softmax(scores / tau, dim=-1)
     # END SOLUTION
 
-# %% exercise="sharpen" role="public"
-@test_case(points=None, hidden=False)
-def test_sharpen(sharpen):
-    import torch
-    weights = sharpen(torch.tensor([[2.0, 0.0]]), 2.0)
-    expected = torch.softmax(torch.tensor([[1.0, 0.0]]), dim=-1)
-    assert torch.allclose(weights, expected, atol=1e-6), (
-        f"with tau = 2 the scores [2, 0] become [1, 0] before the softmax: expected {expected.tolist()}, "
-        f"got {weights.tolist()}")
+# %% exercise="sharpen" role="spec"
+{
+    "sizes": {"T_k": [1, 16]},
+    "args": {
+        "scores": {"shape": "... T_k", "leading": [1, 3], "values": [-8, 8]},
+        "tau": {"float": [0.25, 4.0]},
+    },
+    "result": "values",
+    "points": 2,
+    "hint": "alpha = softmax(scores / tau) over the last dim: divide by the temperature, do not multiply.",
+    "mistakes": {
+        "temperature-multiplied": {
+            "edit": "operator-div-mul", "at": "scores / tau",
+            "says": "the scores are multiplied by the temperature instead of divided by it",
+        },
+    },
+}
 
-# %% exercise="sharpen" role="hidden"
-def sharpen_reference(scores, tau):
-    scaled = tol.f64(scores) / tau
-    return tol.softmax(scaled, 2 * tol.U * scaled.abs())
+# %% [markdown] exercise="TemperatureAttention"
+# ## 2. Self-attention with a temperature
+#
+# $Q = x W_q^T$, $K = x W_k^T$, $V = x W_v^T$ (the layer's three `nn.Linear` maps, given), then
+# $\text{softmax}(Q K^T / \tau)$ over the keys, where `mask` allows a key (True), times $V$.
 
+# %% exercise="TemperatureAttention" role="solution"
+class TemperatureAttention(nn.Module):
+    def __init__(self, d, tau):
+        super().__init__()
+        self.W_q = nn.Linear(d, d, bias=False)
+        self.W_k = nn.Linear(d, d, bias=False)
+        self.W_v = nn.Linear(d, d, bias=False)
+        self.tau = tau
 
-def check_sharpen(got, args, what):
-    expect.within(got, sharpen_reference(*args), what, "alpha = softmax(scores / tau) over the last dim: divide "
-                  "by the temperature, do not multiply.")
+    def forward(self, x, mask):
+        # BEGIN SOLUTION
+        Q, K, V = self.W_q(x), self.W_k(x), self.W_v(x)
+        scores = (Q @ K.transpose(-2, -1)) / self.tau
+        scores = scores.masked_fill(~mask, float("-inf"))
+        return torch.softmax(scores, dim=-1) @ V
+        # END SOLUTION
 
-
-@pytest.mark.question("sharpen")
-@pytest.mark.points(2)
-@pytest.mark.tags("temperature applied the wrong way")
-def test_sharpen_values(student):
-    """sharpen divides the scores by tau before a softmax over the keys, for tau below and above 1"""
-    shapes = [(3, 5), (2, 4, 7), (1, 1, 2, 16)]
-    calls = [(Call("sharpen", (inputs(40 + n, shape)[0] * 3, tau)), check_sharpen)
-             for n, shape in enumerate(shapes) for tau in (0.5, 2.0)]
-    judge_sequence(student, calls)
+# %% exercise="TemperatureAttention" role="spec"
+{
+    "sizes": {"B": [1, 3], "T": [1, 6], "d": [1, 8]},
+    "init": {"d": {"size": "d"}, "tau": {"float": [0.5, 2.0]}},
+    "args": {
+        "x": {"shape": "B T d", "values": [-2, 2]},
+        "mask": {"mask": "B T T"},
+    },
+    "result": "values",
+    "points": 2,
+    "hint": "softmax(Q K^T / tau) over the keys (the last dim), masked keys at -inf, then times V.",
+    "mistakes": {
+        "softmax-over-queries": {
+            "edit": "axis-of-softmax", "at": "torch.softmax(scores, dim=-1)", "to": "torch.softmax(scores, dim=-2)",
+            "says": "the softmax runs over the queries (dim=-2), not over the keys (dim=-1)",
+        },
+    },
+}
 
 # %% exercise="sharpen" role="explore"
 import matplotlib.pyplot as plt

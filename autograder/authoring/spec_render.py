@@ -1,0 +1,171 @@
+"""A master's declared specs made into graders (`make assignments`): each declared mistake found as ONE edit of
+the reference in the repair stage's vocabulary (repair/edits.py), the declaration checked against its own
+probes (grading/spec_judge.py: refusals), and the hidden checks, the handout's expectations and a public check
+written from it. A declaration that cannot grade is refused with one sentence naming the master and the entry."""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+
+import torch
+
+from ..grading.spec_judge import Declared
+from ..grading.spec_space import Declaration, SpecError, expectations, read
+from ..repair.candidates import apply, singles
+from .master import Master, MasterError, solution
+
+
+def spec_text(master: Master, exercise: str) -> str | None:
+    cells = master.of("spec", exercise)
+    return cells[0].source if cells else None
+
+
+def declaration(master: Master, exercise: str) -> Declaration | None:
+    text = spec_text(master, exercise)
+    if text is None:
+        return None
+    try:
+        return read(exercise, text)
+    except SpecError as error:
+        raise MasterError(f"{master.name}.py: {error}") from None
+
+
+def reference_source(master: Master, exercise: str) -> str:
+    return "\n\n\n".join(solution(c.source) for c in master.of("solution", exercise))
+
+
+def setup_source(master: Master) -> str:
+    return "\n\n".join(c.source for c in master.of("setup"))
+
+
+def _same_code(a: str, b: str) -> bool:
+    try:
+        return ast.unparse(ast.parse(a.strip())) == ast.unparse(ast.parse(b.strip()))
+    except SyntaxError:
+        return a.strip() == b.strip()
+
+
+def edited_sources(master: Master, spec: Declaration) -> dict[str, str]:
+    """{mistake id: the reference with its one declared edit made}; MasterError when the edit is not exactly one."""
+    source = reference_source(master, spec.exercise)
+    edits = singles(source, spec.exercise)
+    made = {}
+    for mistake in spec.mistakes:
+        chosen = [e for e in edits if e.key == mistake.edit and _same_code(e.old, mistake.at)
+                  and (not mistake.to or _same_code(e.new, mistake.to))]
+        if len(chosen) != 1:
+            there = sorted({e.key for e in edits if _same_code(e.old, mistake.at)})
+            why = (f"{len(chosen)} `{mistake.edit}` edits change `{mistake.at}`" if chosen
+                   else f"no `{mistake.edit}` edit changes `{mistake.at}` in the reference"
+                   + (f" (the edits there: {', '.join(there)})" if there else " (no code there reads so)"))
+            raise MasterError(f"{master.name}.py: mistake {mistake.id} of {spec.exercise}: {why}; a mistake is one "
+                              "edit of the reference" + (" (`to` says which)" if len(chosen) > 1 else "") + ".")
+        made[mistake.id] = apply(source, spec.exercise, chosen)
+    return made
+
+
+@lru_cache(maxsize=16)
+def _checked(name: str, exercise: str, spec_text_: str, setup: str, reference: str, mistakes: tuple) -> None:
+    spec = read(exercise, spec_text_)
+    try:
+        refused = Declared(spec, setup, reference, dict(mistakes)).refusals()
+    except Exception as error:  # noqa: BLE001 - the master's own code failed: said to its author
+        raise MasterError(f"{name}.py: the spec of {exercise} could not run its reference or a mistake: "
+                          f"{type(error).__name__}: {error}") from None
+    if refused:
+        raise MasterError(f"{name}.py: {refused[0]}")
+
+
+def group_points(spec: Declaration) -> dict[str, float]:
+    """The exercise's points split between its checks: the edges and the draws (all on the edges without draws)."""
+    if spec.draws == 0:
+        return {"edges": spec.points}
+    return {"edges": spec.points / 2, "draws": spec.points / 2}
+
+
+TITLES = {"edges": "{f} on its declared edges: every size at each bound, every two sizes equal, every rank, "
+                   "every scalar at each bound, every value range reached",
+          "draws": "{f} on {n} seeded draws from its declared space, the same for every student"}
+
+
+def hidden_tests(master: Master) -> str:
+    """The hidden checks of every exercise with a spec, checked first; "" when none has one."""
+    blocks = []
+    setup = setup_source(master)
+    for exercise in master.exercises():
+        spec = declaration(master, exercise)
+        if spec is None:
+            continue
+        mistakes = edited_sources(master, spec)
+        reference = reference_source(master, exercise)
+        _checked(master.name, exercise, spec_text(master, exercise), setup, reference, tuple(sorted(mistakes.items())))
+        constant = f"SPEC_{exercise.upper()}"
+        blocks.append(f"{constant} = _Declared(_read_spec({exercise!r}, {spec_text(master, exercise)!r}),\n"
+                      f"    {setup!r},\n    {reference!r},\n    {mistakes!r})")
+        tags = ", ".join(repr(m.id) for m in spec.mistakes)
+        for group, points in group_points(spec).items():
+            title = TITLES[group].format(f=exercise, n=spec.draws)
+            blocks.append(f'@pytest.mark.question({exercise!r})\n@pytest.mark.points({points:g})\n'
+                          + (f"@pytest.mark.tags({tags})\n" if tags else "")
+                          + f'def test_{exercise}_{group}(student):\n    """{title}"""\n'
+                            f'    {constant}.judge(student, {group!r})')
+    if not blocks:
+        return ""
+    head = ("# Checks generated from the declared specs (autograder/authoring/spec_render.py)\nimport pytest\n\n"
+            "from autograder.grading.spec_judge import Declared as _Declared\n"
+            "from autograder.grading.spec_space import read as _read_spec")
+    return "\n\n\n".join([head, *blocks])
+
+
+def expected_where_silent(master: Master, exercise: str) -> str:
+    spec = declaration(master, exercise)
+    return "" if spec is None else f"*What the grader expects where the lesson is silent:* {expectations(spec)}"
+
+
+def public_check(master: Master, exercise: str) -> str:
+    """An otter check on the first edge probe (sizes near the middle) and the smallest one, for an exercise with a spec and no public cell: its inputs
+    and expected results written out, compared to the derived float32 bound."""
+    spec = declaration(master, exercise)
+    declared = Declared(spec, setup_source(master), reference_source(master, exercise), {})
+    probes = declared.groups["edges"]
+    smallest = sorted(range(1, len(probes)), key=lambda n: (sum(a.numel() for a in probes[n].args
+                                                                if isinstance(a, torch.Tensor)), n))
+    chosen = [0, *smallest[:1]]   # the middle of the space, and its smallest edge
+    cases = []
+    for number in chosen:
+        probe = probes[number]
+        expected = declared.expected(declared.reference, probe)
+        cases.append({"label": probe.label, "init": list(probe.init),
+                      "args": [_plain(a) for a in probe.args],
+                      "params": {n: _plain(p) for n, p in declared.params(probe).items()},
+                      "expected": [_plain(want) for want, _ in expected],
+                      "bound": [float(4 * bound.max()) if bound.numel() else 0.0 for _, bound in expected]})
+    return (f"@test_case(points=None, hidden=False)\ndef test_{exercise}({exercise}):\n"
+            f"    import torch\n    for case in {cases!r}:\n"
+            "        args = [torch.tensor(a[1], dtype=getattr(torch, a[0])) if isinstance(a, list) else a "
+            "for a in case['args']]\n"
+            f"        made = {exercise}\n"
+            "        if case['params'] or case['init']:\n"
+            f"            made = {exercise}(*case['init']).eval()\n"
+            "            with torch.no_grad():\n"
+            "                for name, (dtype, value) in case['params'].items():\n"
+            "                    holder = made\n"
+            "                    for part in name.split('.'):\n"
+            "                        holder = getattr(holder, part)\n"
+            "                    holder.copy_(torch.tensor(value))\n"
+            "        with torch.no_grad():\n            got = made(*args)\n"
+            "        got = list(got) if isinstance(got, (tuple, list)) else [got]\n"
+            "        for one, (dtype, value), bound in zip(got, case['expected'], case['bound']):\n"
+            "            want = torch.tensor(value, dtype=getattr(torch, dtype))\n"
+            "            assert tuple(one.shape) == tuple(want.shape), (\n"
+            f"                f\"{exercise} on {{case['label']}}: shape {{tuple(one.shape)}}, expected {{tuple(want.shape)}}\")\n"
+            "            assert torch.allclose(one.double(), want.double(), rtol=0, atol=bound), (\n"
+            f"                f\"{exercise} on {{case['label']}}: expected {{want.tolist()}}, got {{one.tolist()}}\")\n")
+
+
+def _plain(value):
+    if isinstance(value, torch.Tensor):
+        dtype = str(value.dtype).removeprefix("torch.")
+        return [dtype, value.tolist()]
+    return value
+
