@@ -209,7 +209,7 @@ def edges(spec: Declaration) -> list[Probe]:
             plans.append((f"{arg.name} reaching {arg.low:g} and {arg.high:g}", base, {"extremes": {arg.name}}))
         if arg.kind == "mask":
             for position, dim in enumerate(arg.dims):
-                plans.append((f"{arg.name} of size 1 along {dim} (broadcast)", base, {"ones": {(arg.name, position)}}))
+                plans.append((f"{arg.name} of size 1 in dim {position + 1} ({dim}), broadcast", base, {"ones": {(arg.name, position)}}))
             plans.append((f"{arg.name} allowing every key", base, {"full": {arg.name}}))
     probes, seen = [], set()
     for number, (label, sizes, how) in enumerate(plans):

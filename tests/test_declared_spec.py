@@ -1,0 +1,158 @@
+"""A declared spec (docs/authoring.md, "Declaring a spec") judged in-process, without a sandbox: the probes it
+generates, the float32 bound derived from the reference, the declared mistakes' edits and the refusals of
+`make assignments`. The new course's master (tests/new_course/temperature.py) is the declaration under test; the
+sandboxed round trip is tests/test_new_assignment.py's."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+from autograder.authoring.master import Master, MasterError, read_master
+from autograder.authoring.spec_render import declaration, edited_sources, hidden_tests, reference_source, setup_source
+from autograder.grading.spec_judge import Declared
+from autograder.grading.spec_space import SpecError, read
+from autograder.grading.student import SEED_SHIFT
+
+MASTER = read_master(Path(__file__).parent / "new_course" / "temperature.py")
+
+
+def declared(master: Master, exercise: str, spec_text: str | None = None) -> Declared:
+    spec = read(exercise, spec_text) if spec_text else declaration(master, exercise)
+    return Declared(spec, setup_source(master), reference_source(master, exercise), edited_sources(master, spec))
+
+
+def caught(judged: Declared, function, group: str) -> list[bool]:
+    """For each probe of `group`: does `function`, run in float32 as a student's code would, fail the check?"""
+    found = []
+    for probe, want in zip(judged.groups[group], judged.reference_results(group)):
+        try:
+            got = judged.run(function, probe, torch.float32)
+        except Exception:  # noqa: BLE001 - raising fails the check too
+            found.append(True)
+            continue
+        found.append(not judged.agrees(got, want))
+    return found
+
+
+def with_cell(master: Master, exercise: str, role: str, text: str) -> Master:
+    cells = tuple(type(c)(c.role, text, c.exercise) if (c.role, c.exercise) == (role, exercise) else c
+                  for c in master.cells)
+    return Master(master.name, cells)
+
+
+def test_the_edges_reach_every_bound_coincidence_and_rank():
+    labels = [p.label for p in declared(MASTER, "sharpen").groups["edges"]]
+    for edge in ("T_k = 1, its lower bound", "T_k = 16, its upper bound", "scores with 1 leading dim",
+                 "scores with 3 leading dims", "tau = 0.25, its lower bound", "tau = 4, its upper bound",
+                 "scores reaching -8 and 8"):
+        assert edge in labels, (edge, labels)
+    layer = declared(MASTER, "TemperatureAttention")
+    labels = [p.label for p in layer.groups["edges"]]
+    for edge in ("B = T = 2", "B = d = 2", "T = d = 3", "d = 1, its lower bound", "mask of size 1 in dim 3 (T), broadcast"):
+        assert edge in labels, (edge, labels)
+    draws = layer.groups["draws"]
+    assert len(draws) == 6 and all(len(set(p.sizes.values())) == 3 for p in draws)  # distinct where they can be
+    again = declared(MASTER, "TemperatureAttention").groups["draws"]
+    assert all(torch.equal(a.args[0], b.args[0]) for a, b in zip(draws, again))     # the same for every student
+
+
+@pytest.mark.parametrize("exercise", ["sharpen", "TemperatureAttention"])
+def test_another_correct_float32_code_passes_and_each_mistake_fails(exercise):
+    judged = declared(MASTER, exercise)
+
+    def sharpen(scores, tau):   # written otherwise: exp / sum after subtracting the row maximum
+        z = scores / tau
+        e = (z - z.amax(-1, keepdim=True)).exp()
+        return e / e.sum(-1, keepdim=True)
+
+    if exercise == "TemperatureAttention":
+        reference = judged.reference
+
+        class Other(reference):   # the same layer, its softmax written with exp and its scale divided first
+            def forward(self, x, mask):
+                Q, K, V = self.W_q(x) / self.tau, self.W_k(x), self.W_v(x)
+                scores = torch.einsum("btd,bsd->bts", Q, K).masked_fill(mask == 0, float("-inf"))
+                e = (scores - scores.amax(-1, keepdim=True)).exp()
+                return torch.einsum("bts,bsd->btd", e / e.sum(-1, keepdim=True), V)
+        other = Other
+    else:
+        other = sharpen
+    for group in ("edges", "draws"):
+        assert not any(caught(judged, other, group)), group
+        for mistake, function in judged.mistakes.items():
+            assert any(caught(judged, function, group)), (mistake, group)
+    assert judged.refusals() == []
+
+
+@settings(max_examples=25)
+@given(t_k=st.tuples(st.integers(1, 12), st.integers(0, 8)), tau=st.tuples(st.floats(0.1, 3.0), st.floats(0.0, 3.0)),
+       values=st.floats(0.5, 20.0), leading=st.integers(0, 2), shift=st.integers(0, 3))
+def test_the_spec_never_fails_the_reference_and_fails_the_mistake_or_refuses_it(t_k, tau, values, leading, shift):
+    """Any declared space of sharpen, at any seed shift: the reference (float32) passes every edge and draw, and the
+    declared mistake fails each group, or the declaration is refused with a sentence naming the mistake."""
+    import os
+    spec = (f'{{"sizes": {{"T_k": [{t_k[0]}, {t_k[0] + t_k[1]}]}}, "args": {{"scores": {{"shape": "... T_k", '
+            f'"leading": [{leading}, {leading + 1}], "values": [{-values}, {values}]}}, "tau": {{"float": '
+            f'[{tau[0]}, {tau[0] + tau[1]}]}}}}, "draws": 3, "mistakes": {{"temperature-multiplied": {{"edit": '
+            f'"operator-div-mul", "at": "scores / tau", "says": "multiplied"}}}}}}')
+    before = os.environ.get(SEED_SHIFT)
+    os.environ[SEED_SHIFT] = str(shift)
+    try:
+        judged = declared(MASTER, "sharpen", spec)
+        for group in ("edges", "draws"):
+            assert not any(caught(judged, judged.reference, group)), group
+        refused = judged.refusals()
+        wrong = judged.mistakes["temperature-multiplied"]
+        uncaught = [g for g in ("edges", "draws") if judged.groups[g] and not any(caught(judged, wrong, g))]
+        assert bool(refused) == bool(uncaught), (refused, uncaught)   # refused exactly when a group cannot catch it
+        if refused:
+            assert f"temperature-multiplied of sharpen gives the reference's results on every one of its {uncaught[0]}" \
+                   in refused[0]
+    finally:
+        if before is None:
+            os.environ.pop(SEED_SHIFT, None)
+        else:
+            os.environ[SEED_SHIFT] = before
+
+
+def spec_of(exercise: str) -> str:
+    return MASTER.of("spec", exercise)[0].source
+
+
+@pytest.mark.parametrize("change, refusal", [
+    (('"at": "scores / tau"', '"at": "scores - tau"'), "no `operator-div-mul` edit changes `scores - tau`"),
+    (('"edit": "operator-div-mul"', '"edit": "keyword-dim-dropped"'),
+     "no `keyword-dim-dropped` edit changes `scores / tau` in the reference (the edits there: operands-swapped, operator-div-mul, "),
+    (('"values": [-8, 8]', '"values": [8, -8]'), "`values` is [lowest, highest]"),
+    (('"T_k": [1, 16]', '"T_k": [1, 1]'), "mistake temperature-multiplied of sharpen gives the reference's results "
+                                          "on every one of its edges probes, so no check can catch it"),
+])
+def test_a_declaration_that_cannot_grade_is_refused_in_one_sentence(change, refusal):
+    master = with_cell(MASTER, "sharpen", "spec", spec_of("sharpen").replace(*change))
+    with pytest.raises((MasterError, SpecError)) as refused:
+        hidden_tests(master)
+    assert refusal in str(refused.value) and str(refused.value).count(". ") == 0, str(refused.value)
+
+
+def test_two_mistakes_that_cannot_be_told_apart_are_refused():
+    text = spec_of("TemperatureAttention").replace('"mistakes": {', '''"mistakes": {
+        "softmax-over-queries-again": {"edit": "axis-of-softmax", "at": "torch.softmax(scores, dim=-1)",
+                                       "to": "torch.softmax(scores, dim=-2)", "says": "the same"},''')
+    with pytest.raises(MasterError, match="mistakes softmax-over-queries-again and softmax-over-queries of "
+                                          "TemperatureAttention give the same results on every edges probe"):
+        hidden_tests(with_cell(MASTER, "TemperatureAttention", "spec", text))
+
+
+def test_a_student_equal_to_the_edited_reference_is_named_and_no_one_else():
+    judged = declared(MASTER, "sharpen")
+    wrong = judged.mistakes["temperature-multiplied"]
+    for group in ("edges", "draws"):
+        probes = judged.groups[group]
+        named = judged.named(group, [judged.run(wrong, p, torch.float32) for p in probes])
+        assert [d.mistake for d in named] == ["temperature-multiplied"]
+        assert named[0].title == "the scores are multiplied by the temperature instead of divided by it"
+        other = judged.named(group, [judged.run(wrong, p, torch.float32) * 0.5 for p in probes])
+        assert other == ()   # wrong, but not as declared: the symptom alone
