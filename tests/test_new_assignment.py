@@ -1,7 +1,9 @@
 """The next lesson without reading the engine: in a copy of the kit, a third assignment is one new master in
 source/ and its quiz one new file in quizzes/ (tests/new_course/, written from docs/authoring.md). Nothing
 else is edited: `attnkit assignments` generates the rest, and the class is graded with it, handed out and
-packed for Gradescope, with its column, its points and its name everywhere the course's parts are listed."""
+packed for Gradescope, with its column, its points and its name everywhere the course's parts are listed.
+Its two exercises (a function and an nn.Module) declare specs instead of hand-written probes: their edges and
+draws are what grades, and a declared mistake is named in a student's feedback."""
 from __future__ import annotations
 
 import csv
@@ -63,7 +65,8 @@ def test_a_new_master_and_quiz_need_no_other_edit(course):
     assert by_hand == [f"quizzes/{QUIZ}.yaml", f"source/{NAME}.py"]
     assert not [p for p in changed if p not in by_hand and not p.startswith(GENERATED)], changed
     for made in (f"assignments/{NAME}/{NAME}.ipynb", f"assignments/{NAME}/{NAME}.py", f"solutions/{NAME}/{NAME}.py",
-                 f"assignments/{NAME}/tests/sharpen.py", f"autograder/graders/test_{NAME}.py"):
+                 f"assignments/{NAME}/tests/sharpen.py", f"assignments/{NAME}/tests/TemperatureAttention.py",
+                 f"autograder/graders/test_{NAME}.py"):
         assert made in changed, made
     assert [p for p in changed if p.startswith("demo/submissions/") and NAME in p], "the demo class hands it in"
 
@@ -72,10 +75,15 @@ def test_the_class_is_graded_on_the_new_assignment_and_quiz(course, tmp_path):
     root, _, _ = course
     solution = (root / "solutions" / NAME / f"{NAME}.py").read_text(encoding="utf-8")
     wrong = solution.replace("torch.softmax(scores / tau, dim=-1)", "torch.softmax(scores * tau, dim=-1)")
-    assert wrong != solution
+    wrong = wrong.replace("torch.softmax(scores, dim=-1) @ V", "torch.softmax(scores, dim=-2) @ V")
+    # right, written otherwise: the derived float32 bound accepts it
+    other = solution.replace("torch.softmax(scores / tau, dim=-1)", "(scores / tau).exp() / (scores / tau).exp()"
+                             ".sum(-1, keepdim=True)")
+    odd = solution.replace("torch.softmax(scores / tau, dim=-1)", "torch.softmax(scores / tau + 0.01 * scores, dim=-1)")
+    assert len({solution, wrong, other, odd}) == 4
     answers = "t-01: a\nt-02: true\nt-03: 0.731\nt-04: e/tau\nt-05: torch.softmax(scores / tau, dim=-1)\n" \
               "t-06: it sharpens the weights\n"
-    for student, text in (("ann", solution), ("bob", wrong)):
+    for student, text in (("ann", solution), ("bob", wrong), ("cy", other), ("dee", odd)):
         (tmp_path / "class" / student).mkdir(parents=True)
         (tmp_path / "class" / student / f"{NAME}.py").write_text(text, encoding="utf-8")
         (tmp_path / "class" / student / f"quiz_{QUIZ}.yaml").write_text(answers, encoding="utf-8")
@@ -86,11 +94,23 @@ def test_the_class_is_graded_on_the_new_assignment_and_quiz(course, tmp_path):
         rows = list(csv.DictReader(handle))
     assert list(rows[0])[5:] == [f"{NAME} code", f"quiz {QUIZ}"]
     scores = {row["Student"]: (row[f"{NAME} code"], row[f"quiz {QUIZ}"]) for row in rows}
-    assert scores == {"    Points Possible": ("2.00", "6.00"), "ann": ("2", "6"), "bob": ("0", "6")}  # as Canvas exports it
+    assert scores == {"    Points Possible": ("4.00", "6.00"), "ann": ("4", "6"), "bob": ("0", "6"),  # as Canvas exports it
+                      "cy": ("4", "6"), "dee": ("2", "6")}
     feedback = (out / "feedback" / "bob.md").read_text(encoding="utf-8")
-    assert "divide by the temperature, do not multiply" in feedback  # the master's own hint
-    probes = json.loads((out / "results" / "bob.json").read_text(encoding="utf-8"))
-    assert any(t["name"].startswith("sharpen") and t["score"] == 0 and "tau" in t["output"] for t in probes["tests"])
+    assert "divide by the temperature, do not multiply" in feedback  # the spec's hint
+    # each declared mistake named, in its own sentence, where the student's numbers equal the edited reference's
+    assert "the scores are multiplied by the temperature instead of divided by it" in feedback
+    assert "the softmax runs over the queries (dim=-2), not over the keys (dim=-1)" in feedback
+    odd_feedback = (out / "feedback" / "dee.md").read_text(encoding="utf-8")
+    assert "multiplied by the temperature" not in odd_feedback and "over the queries" not in odd_feedback
+    # the probes drawn: the failing call is named with what it probes, an edge here
+    assert "sharpen(scores: float32 (" in feedback and "tau: float" in feedback, feedback
+    assert "[sizes near the middle of their ranges]" in feedback.replace("\\", ""), feedback
+    results = json.loads((out / "results" / "bob.json").read_text(encoding="utf-8"))
+    lost = {t["name"] for t in results["tests"] if t["score"] == 0}
+    for check in ("sharpen at the edges of its declared space", "sharpen on 6 seeded draws",
+                  "TemperatureAttention at the edges of its declared space", "TemperatureAttention on 6 seeded draws"):
+        assert [name for name in lost if check in name], (check, lost)
     # Graded with this lesson's parts alone: the course's other parts appear in no output.
     others = [name for name in paths.ASSIGNMENTS] + [f"quiz {q}" for q in ("attention", "attention_score")]
     for path in out.rglob("*"):
@@ -109,6 +129,12 @@ def test_the_handout_and_the_gradescope_zip_hold_the_new_parts(course):
     assert readme.startswith("# Attention exercises: student handout\n\nThree programming assignments and three "
                              "knowledge-check quizzes")
     assert f"`{NAME}.ipynb` **or** `{NAME}.py`" in readme and f"`sharpen` 2" in readme
+    assert "`TemperatureAttention` 2" in readme
+    with zipfile.ZipFile(root / "dist" / "handout.zip") as archive:
+        handout = archive.read(f"attention-kit/{NAME}/{NAME}.ipynb").decode("utf-8")
+    # the declared spec, said to students where the lesson is silent
+    assert "`scores` is float32 of shape (..., T_k), with 1 to 3 leading dims, values from -8 to 8" in handout
+    assert "`mask` is a bool mask of shape (B, T, T)" in handout
     kit(root, "gradescope", "--out", str(root / "dist" / "autograder.zip"))
     with zipfile.ZipFile(root / "dist" / "autograder.zip") as archive:
         names = set(archive.namelist())

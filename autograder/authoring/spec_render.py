@@ -83,9 +83,9 @@ def group_points(spec: Declaration) -> dict[str, float]:
     return {"edges": spec.points / 2, "draws": spec.points / 2}
 
 
-TITLES = {"edges": "{f} on its declared edges: every size at each bound, every two sizes equal, every rank, "
-                   "every scalar at each bound, every value range reached",
-          "draws": "{f} on {n} seeded draws from its declared space, the same for every student"}
+TITLES = {"edges": "{f} at the edges of its declared space (each size at its bounds, two sizes equal, each rank, "
+                   "each scalar at its bounds, each value range reached)",
+          "draws": "{f} on {n} seeded draws from its declared space"}
 
 
 def hidden_tests(master: Master) -> str:
