@@ -71,6 +71,22 @@ def test_a_new_master_and_quiz_need_no_other_edit(course):
     assert [p for p in changed if p.startswith("demo/submissions/") and NAME in p], "the demo class hands it in"
 
 
+def test_the_generated_public_checks_pass_the_solution_and_fail_a_mistake(course, tmp_path):
+    """The public checks written from the specs (their inputs and expected results) run as students run them."""
+    root, _, _ = course
+    twin = root / "solutions" / NAME / f"{NAME}.py"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(root)}
+    right = subprocess.run([sys.executable, str(twin)], capture_output=True, text=True, env=env, timeout=300)
+    assert right.returncode == 0 and "All 2 checks passed." in right.stdout, right.stdout[-2000:] + right.stderr[-2000:]
+    wrong = tmp_path / NAME / f"{NAME}.py"
+    wrong.parent.mkdir()
+    wrong.write_text(twin.read_text(encoding="utf-8").replace("torch.softmax(scores, dim=-1) @ V",
+                                                                "torch.softmax(scores, dim=-2) @ V")
+                     .replace("../../assignments", str(root / "assignments")), encoding="utf-8")
+    failed = subprocess.run([sys.executable, str(wrong)], capture_output=True, text=True, env=env, timeout=300)
+    assert failed.returncode == 1 and "1 of 2 checks failed: TemperatureAttention" in failed.stdout, failed.stdout[-2000:]
+
+
 def test_the_class_is_graded_on_the_new_assignment_and_quiz(course, tmp_path):
     root, _, _ = course
     solution = (root / "solutions" / NAME / f"{NAME}.py").read_text(encoding="utf-8")
