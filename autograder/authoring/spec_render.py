@@ -114,6 +114,8 @@ def hidden_tests(master: Master) -> str:
     head = ("# Checks generated from the declared specs (autograder/authoring/spec_render.py)\nimport pytest\n\n"
             "from autograder.grading.spec_judge import Declared as _Declared\n"
             "from autograder.grading.spec_space import read as _read_spec")
+    if not any("pytestmark" in c.source for c in master.of("hidden-setup")):
+        head += f"\n\npytestmark = pytest.mark.assignment({master.name!r})"   # no hidden-setup cell needed
     return "\n\n\n".join([head, *blocks])
 
 

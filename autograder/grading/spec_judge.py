@@ -59,6 +59,7 @@ class Declared:
         self.mistakes = {m.id: compiled(setup, mistakes[m.id], spec.exercise) for m in spec.mistakes if m.id in mistakes}
         self.says = {m.id: m.says for m in spec.mistakes}
         self.is_class = isinstance(self.reference, type)
+        self._references: dict[str, list] = {}
 
     @cached_property
     def groups(self) -> dict[str, list[Probe]]:
@@ -108,11 +109,10 @@ class Declared:
         return pairs
 
     def reference_results(self, group: str) -> list:
-        found = getattr(self, "_references", {})
-        self._references = found
-        if group not in found:
-            found[group] = [self.expected(self.reference, p) for p in self.groups[group]]
-        return found[group]
+        """The reference's (result, bound) pairs on each probe of `group`: computed once per grading process."""
+        if group not in self._references:
+            self._references[group] = [self.expected(self.reference, p) for p in self.groups[group]]
+        return self._references[group]
 
     # --- judging ---------------------------------------------------------------------------------------------
     def describe(self, probe: Probe) -> str:
@@ -133,8 +133,9 @@ class Declared:
         hint = self.spec.hint
         if self.spec.result == "exact" or not want.is_floating_point():
             tensor = as_tensor(got, what)
-            if tuple(tensor.shape) != tuple(want.shape) or not torch.equal(tensor.to(want.dtype), want):
-                expect.shape(tensor, tuple(want.shape), what, hint)
+            if tuple(tensor.shape) != tuple(want.shape):
+                raise StudentFault(f"{what} has shape {tuple(tensor.shape)}, expected {tuple(want.shape)}. {hint}".strip())
+            if not torch.equal(tensor.to(want.dtype), want):
                 wrong = int((tensor.to(want.dtype) != want).sum())
                 raise StudentFault(f"{what}: {wrong} of {want.numel()} entries differ from the expected ones. {hint}".strip())
             return

@@ -9,11 +9,6 @@
 import torch
 from torch import nn
 
-# %% role="hidden-setup"
-import pytest
-
-pytestmark = pytest.mark.assignment("temperature")
-
 # %% [markdown] exercise="sharpen"
 # ## 1. Softmax with a temperature
 #
