@@ -330,18 +330,23 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
 def assignments(check: bool) -> None:
     """Generate notebooks, .py twins, public checks and hidden graders from source/."""
     from .authoring.generate import generate, stale_files
+    from .authoring.master import MasterError
     from .course import CourseError, assignments as course_assignments
 
     try:
         course_assignments()  # the course file read before anything is written: a broken one is refused whole
     except CourseError as exc:
         refuse(f"{exc}.")
-    if check:
-        stale = stale_files()
-        for path in stale:
-            console.print(f"out of date: {path.relative_to(paths.ROOT)}")
-        sys.exit(1 if stale else 0)
-    for path in generate():
+    try:
+        if check:
+            stale = stale_files()
+            for path in stale:
+                console.print(f"out of date: {path.relative_to(paths.ROOT)}")
+            sys.exit(1 if stale else 0)
+        written = generate()  # every file is made before any is written: a refused master leaves all as they were
+    except MasterError as exc:
+        refuse(str(exc))
+    for path in written:
         console.print(f"wrote {path.relative_to(paths.ROOT)}")
 
 

@@ -156,3 +156,20 @@ def test_the_handout_and_the_gradescope_zip_hold_the_new_parts(course):
         names = set(archive.namelist())
     assert {f"autograder/graders/test_{NAME}.py", f"solutions/{NAME}/{NAME}.py", f"assignments/{NAME}/{NAME}.py",
             f"quizzes/{QUIZ}.yaml"} <= names
+
+
+def test_a_spec_whose_mistake_no_check_catches_is_refused_before_anything_is_written(course, tmp_path):
+    root, _, _ = course
+    copy = tmp_path / "kit"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("dist", "__pycache__"))
+    master = copy / "source" / f"{NAME}.py"
+    master.write_text(master.read_text(encoding="utf-8").replace('"T_k": [1, 16]', '"T_k": [1, 1]'), encoding="utf-8")
+    before = digests(copy)
+    run = subprocess.run([sys.executable, "-m", "autograder.cli", "assignments"], cwd=copy, capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(copy),
+                                         "COLUMNS": "400"}, timeout=600)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert (run.stdout + run.stderr).strip() == (f"{NAME}.py: mistake temperature-multiplied of sharpen gives the reference's results "
+                                  "on every one of its edges probes, so no check can catch it: choose another edit or "
+                                  "widen the spec."), run.stdout + run.stderr
+    assert digests(copy) == before
