@@ -190,3 +190,16 @@ def test_the_layer_written_otherwise_passes_at_any_seed_shift(shift):
             os.environ.pop(SEED_SHIFT, None)
         else:
             os.environ[SEED_SHIFT] = before
+
+
+def test_sizes_declared_apart_never_coincide_and_the_others_do():
+    text = ('{"sizes": {"T_q": [1, 4], "T_k": [1, 4], "d": [2, 2]}, "args": {"Q": {"shape": "T_q d"}, '
+            '"K": {"shape": "T_k d"}}, "apart": [["T_q", "T_k"]]}')
+    apart = read("scores", text)
+    from autograder.grading.spec_space import draws, edges
+    for probe in edges(apart) + draws(apart):
+        assert probe.sizes["T_q"] != probe.sizes["T_k"], probe.label
+    labels = [p.label for p in edges(apart)]
+    assert "T_q = 1, its lower bound" in labels and "T_q = d = 2" in labels and "T_k = d = 2" in labels
+    together = read("scores", text.replace('"apart": [["T_q", "T_k"]]', '"apart": []'))
+    assert "T_q = T_k = 2" in [p.label for p in edges(together)]

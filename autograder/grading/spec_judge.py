@@ -34,6 +34,13 @@ def compiled(setup: str, source: str, name: str):
     return namespace[name]
 
 
+def built(cls, init: tuple):
+    """An instance of the master's class; its own random initialisation leaves the process's generator as it was
+    (every value that matters is set from a seed)."""
+    with torch.random.fork_rng(devices=[]):
+        return cls(*init)
+
+
 def _cast(value, dtype):
     return value.to(dtype) if isinstance(value, torch.Tensor) and value.is_floating_point() else value
 
@@ -60,6 +67,7 @@ class Declared:
         self.says = {m.id: m.says for m in spec.mistakes}
         self.is_class = isinstance(self.reference, type)
         self._references: dict[str, list] = {}
+        self._params: dict[tuple, dict] = {}
 
     @cached_property
     def groups(self) -> dict[str, list[Probe]]:
@@ -70,17 +78,22 @@ class Declared:
         """A class's parameters for this probe: seeded, each scaled by 1/sqrt(its last size), by name."""
         if not self.is_class:
             return {}
-        instance = self.reference(*probe.init)
+        key = (probe.seed, probe.init)
+        if key in self._params:
+            return self._params[key]
+        instance = built(self.reference, probe.init)
         generator = torch.Generator().manual_seed(probe.seed + 7)
-        return {name: torch.randn(tuple(p.shape), generator=generator) * max(p.shape[-1] if p.dim() else 1, 1) ** -0.5
-                for name, p in instance.named_parameters()}
+        self._params[key] = {name: torch.randn(tuple(p.shape), generator=generator)
+                             * max(p.shape[-1] if p.dim() else 1, 1) ** -0.5
+                             for name, p in instance.named_parameters()}
+        return self._params[key]
 
     def run(self, function, probe: Probe, dtype, params: dict | None = None, args: tuple | None = None):
         args = tuple(_cast(a, dtype) for a in (probe.args if args is None else args))
         with torch.no_grad():
             if not self.is_class:
                 return function(*args)
-            instance = function(*probe.init).to(dtype).eval()
+            instance = built(function, probe.init).to(dtype).eval()
             named = dict(instance.named_parameters())
             for name, value in (self.params(probe) if params is None else params).items():
                 named[name].copy_(value.to(dtype))

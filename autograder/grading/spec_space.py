@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..diagnosis.catalog import MISTAKE_ID
 from .student import probe_seed
 
 KEYS = {"sizes", "apart", "init", "args", "result", "points", "draws", "hint", "mistakes"}
@@ -111,7 +112,6 @@ def read(exercise: str, text: str) -> Declaration:
         if not (isinstance(value, dict) and {"edit", "at", "says"} <= set(value)
                 and all(isinstance(value[k], str) and value[k].strip() for k in ("edit", "at", "says"))):
             raise wrong(f"mistake {mistake_id!r} needs `edit`, `at` and `says` (texts)")
-        from ..diagnosis.catalog import MISTAKE_ID  # noqa: PLC0415
         if not MISTAKE_ID.fullmatch(str(mistake_id)):
             raise wrong(f"mistake id {mistake_id!r} must be lower-case words joined by hyphens")
         mistakes.append(Mistake(mistake_id, value["edit"], value["at"], value["says"].strip(), str(value.get("to", ""))))
@@ -161,11 +161,11 @@ def _seed(exercise: str, group: str, number: int) -> int:
 def base_sizes(spec: Declaration) -> dict:
     """Every size near the middle of its range, all different where the ranges allow (a swap of two is seen)."""
     chosen: dict = {}
-    for name, (low, high) in spec.sizes.items():
+    for name, (low, high) in sorted(spec.sizes.items(), key=lambda item: item[1][1] - item[1][0]):  # narrowest first
         middle = (low + high + 1) // 2
         options = sorted(range(low, high + 1), key=lambda v: (abs(v - middle), v))
         chosen[name] = next((v for v in options if v not in chosen.values()), middle)
-    return chosen
+    return {name: chosen[name] for name in spec.sizes}
 
 
 def _respects_apart(spec: Declaration, sizes: dict) -> bool:
