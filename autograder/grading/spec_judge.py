@@ -24,7 +24,6 @@ from .student import as_tensor, run_request
 from ..results import Diagnosis
 
 FACTOR = 8.0
-GROUPS = ("edges", "draws")
 
 
 def compiled(setup: str, source: str, name: str):
