@@ -10,9 +10,11 @@ folders) without counting against the suite's time.
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import importlib.util
 import itertools
+import re
 import sys
 from pathlib import Path
 
@@ -144,6 +146,24 @@ def softmax_entropy(weights):
 '''
 
 
+HANGING = '''
+
+def causal_mask(T):
+    total = 0
+    while True:
+        total += 1
+'''
+CRASHING = '''
+import os
+
+
+def attention_weights(scores, mask=None):
+    os._exit(0)
+'''
+# the reference's results are exact at these limits (tests/test_adversarial.py); a hang costs one second of CPU
+QUICK_LIMITS = '{"call_seconds": 1, "sequence_call_seconds": 0.02, "load_seconds": 6}'
+
+
 @pytest.fixture(scope="module", autouse=True)
 def searching():
     """The search as users get it (tests/conftest.py switches it off for the rest of the suite)."""
@@ -163,8 +183,25 @@ def graded(tmp_path_factory):
              "rewrite": {"attention_scores.py": scores + "\n\n" + REWRITE},
              "named": {"attention_scores.py": scores + "\n\n" + SIGMOID.replace("sigmoid", "relu")},
              "right": {"attention_scores.py": scores, "single_head_attention.py": layer}}
-    results = grade(write_class(root / "in", files), root / "out")
+    files["hanging"] = {"attention_scores.py": scores + "\n\n" + HANGING}
+    files["crashing"] = {"attention_scores.py": scores + "\n\n" + CRASHING}
+    with environment(ATTNKIT_SANDBOX_LIMITS=QUICK_LIMITS):
+        results = grade(write_class(root / "in", files), root / "out")
     return files, results
+
+
+@contextlib.contextmanager
+def environment(**values: str):
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def forward(text: str) -> str:
@@ -249,3 +286,91 @@ def test_the_class_report_counts_repairs_by_edit(graded):
     listed = {s for entry in undiagnosed_failures(list(results.values())) for s, _ in entry.students}
     assert not {"sigmoid", "two_slips"} & listed
     assert 'id="repairs"' in class_report_html(list(results.values()))
+
+
+@pytest.mark.parametrize("student,question", [("hanging", "causal_mask"), ("crashing", "attention_weights")])
+def test_a_part_that_hung_or_crashed_the_sandbox_is_not_searched(graded, student, question):
+    """Every candidate of code that hangs or ends its process would do the same, at one call's limit each: the
+    part keeps its symptom and costs no search (the rest of the file is graded as usual)."""
+    _, results = graded
+    failed = [t for t in results[student].tests if t.question == question and t.status == FAILED]
+    assert failed and any(("CPU time" in t.output or "stopped the Python process" in t.output) for t in failed)
+    assert not any(t.repair or t.repair_tried or t.repair_stopped for t in results[student].tests)
+    assert all(t.status != FAILED for t in results[student].tests if t.question in ("dot_scores", "GeneralScore"))
+
+
+def test_a_search_stopped_by_the_students_budget_says_so(tmp_path):
+    """With a budget of 5 candidates, the search of a rewrite stops after 5: the feedback says it stopped, never
+    that no edit was found (ATTNKIT_REPAIR_BUDGET, docs/diagnosis.md)."""
+    from autograder.reporting.feedback import feedback_markdown
+    from autograder.reporting.gradescope import results_json
+    from tests.classroom import grade, write_class
+    files = {"rewrite": {"attention_scores.py": solution_text("attention_scores") + "\n\n" + REWRITE}}
+    with environment(ATTNKIT_REPAIR_BUDGET="600,5"):
+        results = grade(write_class(tmp_path / "in", files), tmp_path / "out", workers=1)
+    test = carrying(results["rewrite"], "softmax_entropy")
+    assert test.repair_stopped and test.repair_tried == 5 and not test.repair
+    feedback = feedback_markdown(results["rewrite"])
+    assert ("The search for a small edit of your `softmax_entropy` that makes every check pass stopped at its limit "
+            "after 5 edits, before trying them all") in feedback
+    assert "No small edit" not in feedback
+    shown = "\n".join(t["output"] for t in results_json(results["rewrite"])["tests"])
+    assert "stopped at its limit after 5 edits" in shown and "No small edit" not in shown
+
+
+def test_the_budget_setting_is_read_and_refused_when_malformed():
+    from autograder.repair import search
+    with environment(ATTNKIT_REPAIR_BUDGET="2.5,7"):
+        assert search.budget_setting() == (2.5, 7)
+    for wrong in ("7", "a,b", "-1,3", "1,2,3"):
+        with environment(ATTNKIT_REPAIR_BUDGET=wrong), pytest.raises(ValueError, match="ATTNKIT_REPAIR_BUDGET"):
+            search.budget_setting()
+    now = [0.0]
+    budget = search.Budget(seconds=4, candidates=3, clock=lambda: now[0])   # made at 0: ends at 4
+    now[0] = 1.0
+    assert not budget.spent(3) and budget.spent(4)    # time left, 3 candidates left
+    budget.take(3)
+    assert budget.spent() and not budget.out_of_time()
+    now[0] = 5.0
+    assert budget.out_of_time() and budget.spent(0)
+
+
+# --- the student's code shown as code, and inert ---------------------------------------------------------
+
+HOSTILE_CODE = ["torch.sigmoid(q + k)  # <script>alert(1)</script>", "x | y", "`ticks` **bold** [a](http://e.com)",
+                "a <img src=x onerror=alert(1)> & b", "``double``", " padded "]
+
+
+@pytest.mark.parametrize("old", HOSTILE_CODE)
+def test_a_repair_shows_the_students_code_as_inert_code_in_markdown_and_html(old):
+    """The edit's code is the student's: in Markdown it is a code span (shown literally, never markup); in HTML a
+    <code> element, escaped. Rendered by a real CommonMark renderer where one is installed."""
+    from autograder.reporting.escape import html_coded, markdown_lines
+    from autograder.reporting.repairs import repair_lines
+    fix = Fix("call-sigmoid-to-tanh", "line 35", old, "torch.tanh(q + k)")
+    test = Result("a::t", "t", "a", "AdditiveScore", 0.0, 2.0, FAILED, "differs", repair=(fix,), repair_tried=7)
+    line = repair_lines(test)[0]
+    assert str(line) == f"Fix found: on line 35, `{old}` → `torch.tanh(q + k)` makes every check of AdditiveScore pass."
+    (markdown,) = markdown_lines(line)
+    html = html_coded(line)
+    assert "<script" not in html and "<img" not in html and html.count("<code>") == 2
+    assert html.startswith("Fix found: on line 35, <code>") and "</code> → <code>torch.tanh(q + k)</code> makes" in html
+    rendered = commonmark(markdown)
+    if rendered is not None:   # the code as the student wrote it, in code elements; nothing else became markup
+        import html as html_module
+        codes = [html_module.unescape(c) for c in re.findall(r"<code>(.*?)</code>", rendered, re.S)]
+        assert codes == [old, "torch.tanh(q + k)"], rendered
+        outside = re.sub(r"<code>.*?</code>", "", rendered, flags=re.S)
+        assert not re.search(r"<(?!/?(p|code)>)", outside), rendered
+        assert html_module.unescape(re.sub(r"<[^>]+>", "", outside)).strip() == \
+            "Fix found: on line 35,  →  makes every check of AdditiveScore pass."
+    else:   # no renderer: the spans are delimited by backtick runs longer than any inside them
+        assert markdown.startswith("Fix found: on line 35, `") and "torch.tanh(q + k)`" in markdown
+
+
+def commonmark(text: str) -> str | None:
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        return None
+    return MarkdownIt("commonmark", {"html": True, "linkify": False}).render(text)

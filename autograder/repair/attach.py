@@ -1,14 +1,31 @@
-"""Repairs into a student's results: a search for each question whose failed checks no diagnosis names (repair/search.py: mode), its answer on the question's first failed check (TestResult.repair, repair_tried).
-Students whose checks all pass cost nothing here."""
+"""Repairs into a student's results: a search for each question whose failed checks no diagnosis names (repair/search.py: mode), its answer on the question's first failed check (TestResult.repair, repair_tried, repair_stopped).
+Students whose checks all pass cost nothing here; so do parts whose code hung, crashed or hit a limit of the sandbox
+(every candidate would too), and files that reach for the grader's own machinery. One budget per student."""
 from __future__ import annotations
 
 import dataclasses
 import inspect
 import sys
 
+from ..grading.circumvention import circumvention
 from ..results import FAILED, GRADER_ERROR, Fix, TestResult
+from ..sandbox import ChildFailure
 from . import search
 from .edits import Edit
+
+# Diagnoses of a route no edit of the code should take back: a fused kernel or a rewired watch is not a slip.
+NOT_SLIPS = frozenset({"forbidden-api"})
+
+
+def sandbox_stop(error: BaseException | None) -> str | None:
+    """The kind of sandbox failure ("timeout", "crashed", "memory", "garbage", ...) behind a check's failure, if
+    one is: the child failed, and the StudentFault raised for it carries that failure as its context."""
+    seen = 0
+    while error is not None and seen < 20:
+        if isinstance(error, ChildFailure):
+            return error.kind
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return None
 
 
 def checks_of(items: list, question: str, assignment: str, failed: set[str]) -> list[search.Check]:
@@ -46,8 +63,11 @@ def shown(code: str) -> str:
     return code if len(code) <= 80 else code[:76] + " ..."
 
 
-def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server) -> tuple[TestResult, ...]:
-    """The tests with each failed question's repair (or the number of edits tried) on its first failed check."""
+def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server,
+             stopped: frozenset = frozenset()) -> tuple[TestResult, ...]:
+    """The tests with each failed question's repair (or the number of edits tried) on its first failed check.
+    `stopped`: (assignment, question) of the parts a check of which ended in a sandbox failure (sandbox_stop): not
+    searched. All the searches of one student share one budget (search.Budget)."""
     if not search.searching():
         return tests
     questions: dict[tuple[str, str], list[int]] = {}
@@ -59,9 +79,13 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server) 
         return tests
     failed = {t.test_id for t in tests if t.status == FAILED and t.score < t.max_score}
     result = list(tests)
+    budget = None   # started at the first search: a student with nothing to search costs nothing
     for (assignment, question), indices in questions.items():
         handle = handles.get(assignment)
-        if (assignment, question) in broken or handle is None or handle.source.problem:
+        if (assignment, question) in broken | set(stopped) or handle is None or handle.source.problem \
+                or handle.fatal or circumvention(handle.source.text):
+            continue
+        if any(d.mistake in NOT_SLIPS for i in indices for d in tests[i].diagnoses):
             continue
         # a part whose failures no diagnosis names is what the search is for: where one check names a mistake, the
         # others point to it (reporting/explain.py: nearby), and the part has its cause already (mode "all": still)
@@ -71,8 +95,9 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server) 
         checks = checks_of(items, question, assignment, failed)
         if not checks or not any(c.failed for c in checks):
             continue
+        budget = budget or search.Budget()
         try:
-            answer = search.search(server, handle.source, question, checks, handle, pairs=unnamed)
+            answer = search.search(server, handle.source, question, checks, handle, pairs=unnamed, budget=budget)
         except Exception as problem:  # noqa: BLE001 - the search's own bug: the student keeps the result graded
             print(f"grader: the repair search for {question} failed ({type(problem).__name__}: {problem})",
                   file=sys.stderr)
@@ -83,8 +108,9 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server) 
         if isinstance(answer, search.Repair):
             result[anchor] = dataclasses.replace(result[anchor], repair=fixes(handle.source, answer),
                                                  repair_tried=answer.tried)
-        elif answer.tried:
-            result[anchor] = dataclasses.replace(result[anchor], repair_tried=answer.tried)
+        elif answer.tried or answer.stopped:
+            result[anchor] = dataclasses.replace(result[anchor], repair_tried=answer.tried,
+                                                 repair_stopped=answer.stopped)
     return tuple(result)
 
 

@@ -17,6 +17,7 @@ import dataclasses
 import itertools
 import math
 import os
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -34,9 +35,14 @@ SINGLES = 96     # single edits tried per definition, at most
 PAIRS = 120      # pairs tried per definition, at most
 PAIR_POOL = 8    # each pair holds one of this many single edits (those that came closest to the right result)
 RAISED = 1e6      # how far from the right result a call that raised counts, for ranking pairs
-UNSCREENED = 12
-CONFIRMED = 3     # candidates run through the checks per phase, at most: each costs the part's whole grading  # candidates run through the checks when no wrong call can screen them (a gradient, say)
+UNSCREENED = 12   # candidates run through the checks when no wrong call can screen them (a gradient, say)
+CONFIRMED = 3     # candidates run through the checks per phase, at most: each costs the part's whole grading
 SWITCH = "ATTNKIT_REPAIR"   # "unnamed" (default), "all" or "off" (the bench's baseline): see mode()
+# One student's searches together (every part of every file): at most this much wall time and this many candidates;
+# then the search stops and says so. ATTNKIT_REPAIR_BUDGET="seconds,candidates" changes both (a slow course, tests).
+BUDGET_SWITCH = "ATTNKIT_REPAIR_BUDGET"
+BUDGET_SECONDS = 20.0
+BUDGET_CANDIDATES = 600
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,49 @@ class NoRepair:
     tried: int
     singles: int           # single edits the definition has
     pairs: bool            # whether pairs were tried too
+    stopped: bool = False  # the student's budget ran out before every candidate planned was tried
+
+
+class Budget:
+    """What one student's repair searches may still use: wall time and candidates. A search asks before each
+    step, and the children it starts get no more time than is left (a candidate that hangs ends with the budget)."""
+
+    def __init__(self, seconds: float | None = None, candidates: int | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        chosen_seconds, chosen_candidates = budget_setting()
+        self.clock = clock
+        self.end = clock() + (chosen_seconds if seconds is None else seconds)
+        self.left = chosen_candidates if candidates is None else candidates
+
+    def out_of_time(self) -> bool:
+        return self.clock() >= self.end
+
+    def spent(self, candidates: int = 1) -> bool:
+        """Whether the time is up, or fewer than `candidates` candidates are left."""
+        return self.out_of_time() or self.left < candidates
+
+    def take(self, candidates: int) -> None:
+        self.left -= candidates
+
+    def bound(self, handle: StudentFile) -> StudentFile:
+        """The handle, allowed no more wall time than the budget has left (its own limit if sooner)."""
+        handle.deadline = min(handle.deadline, time.monotonic() + max(0.0, self.end - self.clock()))
+        return handle
+
+
+def budget_setting() -> tuple[float, int]:
+    """(seconds, candidates) per student: the defaults, or ATTNKIT_REPAIR_BUDGET="seconds,candidates"."""
+    text = os.environ.get(BUDGET_SWITCH, "").strip()
+    if not text:
+        return BUDGET_SECONDS, BUDGET_CANDIDATES
+    try:
+        seconds, candidates = text.split(",")
+        chosen = float(seconds), int(candidates)
+    except ValueError:
+        raise ValueError(f"{BUDGET_SWITCH}: expected \"seconds,candidates\", e.g. \"20,600\"; got {text!r}") from None
+    if not (chosen[0] >= 0 and chosen[1] >= 0):
+        raise ValueError(f"{BUDGET_SWITCH}: seconds and candidates are 0 or more; got {text!r}")
+    return chosen
 
 
 def mode() -> str:
@@ -151,47 +200,66 @@ def right_result(probe: Probe) -> object:
 
 
 def search(server, source: SourceFile, question: str, checks: list[Check],
-           handle: StudentFile | None = None, pairs: bool = True) -> Repair | NoRepair | None:
+           handle: StudentFile | None = None, pairs: bool = True,
+           budget: Budget | None = None) -> Repair | NoRepair | None:
     """The first candidate, single edits before pairs (`pairs`: tried at all), that makes every check of
-    `question` pass; NoRepair when none in the budget does; None when the definition is not in the file (nothing
-    to edit). With the student's own `handle`, candidates are first screened on the calls whose result was wrong
-    (cheap: all of them in one child), and only those that get them right are run through the checks; pairs are
-    then made of the single edits that came closest to the right result there."""
+    `question` pass; NoRepair when none in the budget does (`stopped` when the student's `budget` ran out first);
+    None when the definition is not in the file (nothing to edit). With the student's own `handle`, candidates
+    are first screened on the calls whose result was wrong (cheap: all of them in one child), and only those that
+    get them right are run through the checks; pairs are then made of the single edits that came closest to the
+    right result there."""
     place = located(source, question)
     if place is None:
         return None
+    budget = budget or Budget()
     index, cell = place
     ordered = sorted(checks, key=lambda c: not c.failed)   # the failed checks first: most candidates fail there
     singles = edit_space.singles(cell, question)[:SINGLES]
     wrong = wrong_calls(handle, question) if handle is not None else []
-    tried = 0
+    tried, cut = 0, False
     near = singles[:PAIR_POOL]
     for phase in ("singles", "pairs"):
         if phase == "pairs" and not pairs:
             break
         batch = [(e,) for e in singles] if phase == "singles" else pairs_of(near, singles)
+        if not batch:
+            continue
+        if budget.spent():
+            cut = True
+            break
         if wrong:
-            screen = Screen(server, source, cell, question, batch, wrong)
+            cut = cut or len(batch) > budget.left
+            batch = batch[:budget.left]
+            screen = Screen(server, source, cell, question, batch, wrong, budget)
             try:
                 hopeful, closeness = screen.right(batch)
             finally:
                 screen.close()
             tried += len(batch)
+            budget.take(len(batch))
             if phase == "singles":   # pairs of the edits that came closest, each alone, to the right result
                 near = [c[0] for c in sorted((c for c in batch if c in closeness), key=lambda c: closeness[c])]
                 near = near[:PAIR_POOL]
         else:
-            hopeful = batch[:max(0, UNSCREENED - tried)]
+            wanted = max(0, UNSCREENED - tried)
+            cut = cut or min(wanted, len(batch)) > budget.left
+            hopeful = batch[:min(wanted, budget.left)]
             tried += len(hopeful)
+            budget.take(len(hopeful))
         for chosen in hopeful[:CONFIRMED]:
+            if budget.out_of_time():
+                break
             text = edit_space.apply(cell, question, list(chosen))
             if text is None:
                 continue
             edited = dataclasses.replace(source, cells=source.cells[:index] + (text,) + source.cells[index + 1:])
-            if confirmed(server, edited, ordered):
+            if confirmed(server, edited, ordered, budget):
                 return Repair(question, index, tuple(sorted(chosen, key=lambda e: (e.line, e.index))),
                               len(checks), tried)
-    return NoRepair(question, tried, len(singles), pairs)
+        if budget.out_of_time():   # a screen or a check cut short: what it did not answer was not tried
+            cut = True
+            break
+    return NoRepair(question, tried, len(singles), pairs, stopped=cut)
 
 
 class Screen:
@@ -200,7 +268,7 @@ class Screen:
     one (each is built, given the probe's parameters, and called)."""
 
     def __init__(self, server, source: SourceFile, cell: str, question: str, tried: list,
-                 wrong: list[tuple[Probe, object]]) -> None:
+                 wrong: list[tuple[Probe, object]], budget: Budget) -> None:
         self.wrong = wrong
         self.function = all(p.init is None and not p.params for p, _ in wrong)
         self.names: dict[tuple, str] = {}
@@ -215,7 +283,7 @@ class Screen:
                 text += (f"\n\n\ndef {name}__screened(*args, **kwargs):\n    try:\n        return {name}(*args, "
                          "**kwargs)\n    except Exception:\n        return None\n")
             cells.append(text)
-        self.file = StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(cells)))
+        self.file = budget.bound(StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(cells))))
         self.references = [right_result(p) for p, _ in wrong]
 
     def right(self, tried: list) -> tuple[list, dict]:
@@ -322,9 +390,9 @@ def output_of(screen: StudentFile, name: str, probe: Probe) -> object:
         return None
 
 
-def confirmed(server, source: SourceFile, checks: list[Check]) -> bool:
-    """The candidate passes every check, in a child of its own."""
-    handle = StudentFile(server, source)
+def confirmed(server, source: SourceFile, checks: list[Check], budget: Budget) -> bool:
+    """The candidate passes every check, in a child of its own (given no more time than the budget has left)."""
+    handle = budget.bound(StudentFile(server, source))
     try:
         return passes(handle, checks)
     finally:

@@ -5,28 +5,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..results import FAILED, StudentResult, TestResult
+from .escape import Coded
 
 
 def repair_lines(test: TestResult, show_edit: bool = True) -> list[str]:
     """Lines for the check that carries a question's repair search. `show_edit`: the edit itself (feedback); else
-    only where it is (Gradescope, read while the student may still hand in again)."""
+    only where it is (Gradescope, read while the student may still hand in again). Each line is a Coded message:
+    the student's code in it is shown as code wherever the output has code spans, escaped like any of their text."""
     question, fixes = test.question, test.repair
     if len(fixes) == 1:
         fix = fixes[0]
         if show_edit:
-            return [f"Fix found: on {fix.where}, `{fix.old}` → `{fix.new}` makes every check of {question} pass."]
+            return [Coded(f"Fix found: on {fix.where}, ", fix.old, " → ", fix.new,
+                          f" makes every check of {question} pass.")]
         return [f"Fix found: one change on {fix.where} makes every check of {question} pass."]
     if len(fixes) == 2:
         first, second = fixes
         if show_edit:
-            return [f"Fix found: two edits together make every check of {question} pass: on {first.where}, "
-                    f"`{first.old}` → `{first.new}`; and on {second.where}, `{second.old}` → `{second.new}`. "
-                    "Neither alone does."]
+            return [Coded(f"Fix found: two edits together make every check of {question} pass: on {first.where}, ",
+                          first.old, " → ", first.new, f"; and on {second.where}, ", second.old, " → ", second.new,
+                          ". Neither alone does.")]
         return [f"Fix found: two changes together, on {first.where} and on {second.where}, make every check of "
                 f"{question} pass. Neither alone does."]
+    if test.repair_stopped:
+        return [Coded("The search for a small edit of your ", question, " that makes every check pass stopped at its "
+                      f"limit after {test.repair_tried} edits, before trying them all; what the checks saw is stated "
+                      "above.")]
     if test.repair_tried:
-        return [f"No small edit of your `{question}` was found that makes every check pass ({test.repair_tried} "
-                "edits of one or two places were tried); what the checks saw is stated above."]
+        return [Coded("No small edit of your ", question, f" was found that makes every check pass ({test.repair_tried} "
+                      "edits of one or two places were tried); what the checks saw is stated above.")]
     return []
 
 
