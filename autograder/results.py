@@ -101,6 +101,7 @@ class Fix:
     where: str      # "line 35", or "cell 4, line 3" in a notebook
     old: str        # the student's code there
     new: str        # the code the edit puts there
+    part: str = ""  # another part's edit, made too: the question's own edits need it (a callee's repair)
 
     def __post_init__(self) -> None:
         if not isinstance(self.edit, str) or not MISTAKE_ID.fullmatch(self.edit):

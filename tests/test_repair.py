@@ -91,6 +91,39 @@ def test_every_invertible_slip_of_a_correct_definition_is_one_edit_of_the_search
         assert undone, f"{where}: no single edit undoes `{slip.old}` -> `{slip.new}` in {name}"
 
 
+def discarded(cell: str, name: str) -> list[str]:
+    """The cell with one statement `x = f(..., x, ...)` or `x = x.m(...)` of `name` written as the bare call (its
+    result discarded, as a student who thinks the call changes x in place writes it), for each such statement."""
+    found = []
+    root = edits.definition(ast.parse(cell), name)
+    for number, statement in enumerate(n for n in ast.walk(root) if isinstance(n, ast.Assign)):
+        target = statement.targets[0] if len(statement.targets) == 1 else None
+        if not (isinstance(target, ast.Name) and isinstance(statement.value, ast.Call)) or \
+                not any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(statement.value)):
+            continue
+        tree = ast.parse(cell)
+        again = [n for n in ast.walk(edits.definition(tree, name)) if isinstance(n, ast.Assign)][number]
+        for parent in ast.walk(tree):
+            for field, value in ast.iter_fields(parent):
+                if isinstance(value, list) and any(item is again for item in value):
+                    value[value.index(again)] = ast.Expr(again.value)
+        found.append(ast.unparse(tree))
+    return found
+
+
+DISCARDED = [(w, m, n) for w, c, n in DEFINITIONS for m in discarded(c, n)]
+
+
+@pytest.mark.parametrize("where,mistaken,name", DISCARDED, ids=[f"{w}-{n}-{i}" for i, (w, _, n) in enumerate(DISCARDED)])
+def test_every_discarded_result_of_a_correct_definition_is_kept_by_one_edit(where, mistaken, name):
+    """`apply_mask(scores, mask)`, `torch.softmax(scores, dim=-1)` or `scores.masked_fill(...)` on a line of its
+    own, its result thrown away: one edit (`scores = ...`) gives the correct definition back."""
+    original = [dump(c, n) for w, c, n in DEFINITIONS if w == where and n == name][0]
+    kept = [e for e in candidates.singles(mistaken, name) if e.kind == "keep"
+            and (fixed := candidates.edited(mistaken, name, [e])) is not None and ast.dump(fixed) == original]
+    assert kept, f"{where}: no edit keeps the discarded result in {name}"
+
+
 def test_two_edits_compose_and_nested_edits_are_refused():
     cell = solution_text("attention_scores")
     found = candidates.singles(cell, "AdditiveScore")
@@ -146,6 +179,32 @@ def softmax_entropy(weights):
 '''
 
 
+DISCARDED_HELPER = '''
+def attention_weights(scores, mask=None):
+    if mask is not None:
+        apply_mask(scores, mask)
+    return F.softmax(scores, dim=-1)
+'''
+CALLER_AND_CALLEE = '''
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(len(K))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    return weights @ V, weights
+
+
+class SingleHeadAttention(nn.Module):
+    def __init__(self, d_model, d_k):
+        super().__init__()
+        self.W_Q = nn.Linear(d_model, d_k, bias=False)
+        self.W_K = nn.Linear(d_model, d_k, bias=False)
+        self.W_V = nn.Linear(d_model, d_k, bias=False)
+
+    def forward(self, x_q, x_kv, mask=None):
+        Q, K, V = self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv)
+        return attention(Q, V, K, mask)
+'''
 HANGING = '''
 
 def causal_mask(T):
@@ -183,6 +242,7 @@ def graded(tmp_path_factory):
              "rewrite": {"attention_scores.py": scores + "\n\n" + REWRITE},
              "named": {"attention_scores.py": scores + "\n\n" + SIGMOID.replace("sigmoid", "relu")},
              "right": {"attention_scores.py": scores, "single_head_attention.py": layer}}
+    files["caller_and_callee"] = {"single_head_attention.py": layer + "\n\n" + CALLER_AND_CALLEE}
     files["hanging"] = {"attention_scores.py": scores + "\n\n" + HANGING}
     files["crashing"] = {"attention_scores.py": scores + "\n\n" + CRASHING}
     with environment(ATTNKIT_SANDBOX_LIMITS=QUICK_LIMITS):
@@ -251,6 +311,41 @@ def test_two_slips_in_one_function_are_shown_as_two_edits(graded):
     assert "K.shape[-1]" in fixed.split("def attention")[-1] and "e.sum(-1, keepdim=True)" in fixed
 
 
+def test_a_helpers_discarded_result_is_kept_on_the_students_line(tmp_path):
+    """`apply_mask(scores, mask)` on a line of its own: the diagnosis names the mask as not applied, and the search
+    (asked for named parts too, ATTNKIT_REPAIR=all) shows the line that applies it."""
+    from tests.classroom import grade, write_class
+    text = solution_text("attention_scores") + "\n\n" + DISCARDED_HELPER
+    with environment(ATTNKIT_REPAIR="all"):
+        results = grade(write_class(tmp_path / "in", {"discarded": {"attention_scores.py": text}}), tmp_path / "out",
+                        workers=1)
+    test = carrying(results["discarded"], "attention_weights")
+    assert [(f.edit, f.where, f.old, f.new) for f in test.repair] == [
+        ("result-kept", f"line {line_of(text, '    apply_mask(scores, mask)')}", "apply_mask(scores, mask)",
+         "scores = apply_mask(scores, mask)")]
+
+
+def test_two_slips_in_a_caller_and_its_callee_are_both_shown(graded):
+    """The layer's own slip (K and V swapped in its call) cannot be repaired while `attention` is wrong too: it is
+    searched again with attention's repair made, and its repair shows both edits, the callee's as made too."""
+    from autograder.reporting.feedback import feedback_markdown
+    files, results = graded
+    text = files["caller_and_callee"]["single_head_attention.py"]
+    callee = carrying(results["caller_and_callee"], "attention")
+    assert [(f.where, f.old, f.new, f.part) for f in callee.repair] == [
+        (f"line {line_of(text, 'len(K)')}", "len(K)", "K.shape[-1]", "")]
+    caller = carrying(results["caller_and_callee"], "SingleHeadAttention")
+    assert [(f.where, f.part) for f in caller.repair] == [(callee.repair[0].where, "attention"),
+                                                         (f"line {line_of(text, 'attention(Q, V, K, mask)')}", "")]
+    assert caller.repair[1].edit in ("names-swapped", "name-swapped", "arguments-swapped")
+    fixed = bench().fixed_text(text, caller.repair)   # both edits made by text: the layer's checks pass (bench)
+    assert "K.shape[-1]" in fixed and "attention(Q, K, V, mask)" in fixed
+    assert "with the fix found for attention made too (on line" in feedback_markdown(results["caller_and_callee"])
+    from autograder.reporting.repairs import repairs_by_edit
+    counted = {c.edit: c.questions for c in repairs_by_edit([results["caller_and_callee"]])}
+    assert counted["len-to-last-size"] == ("attention",)   # the callee's edit counted once, where it is
+
+
 def test_a_rewrite_gets_no_edit_and_keeps_its_symptom(graded):
     from autograder.reporting.feedback import feedback_markdown
     _, results = graded
@@ -282,7 +377,7 @@ def test_the_class_report_counts_repairs_by_edit(graded):
     _, results = graded
     counted = {c.edit: c.students for c in repairs_by_edit(list(results.values()))}
     assert counted["call-sigmoid-to-tanh"] == ("sigmoid",)
-    assert counted["len-to-last-size"] == ("two_slips",) and counted["keepdim-added-to-sum"] == ("two_slips",)
+    assert counted["len-to-last-size"] == ("caller_and_callee", "two_slips") and counted["keepdim-added-to-sum"] == ("two_slips",)
     listed = {s for entry in undiagnosed_failures(list(results.values())) for s, _ in entry.students}
     assert not {"sigmoid", "two_slips"} & listed
     assert 'id="repairs"' in class_report_html(list(results.values()))

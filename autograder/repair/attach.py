@@ -10,7 +10,7 @@ import sys
 from ..grading.circumvention import circumvention
 from ..results import FAILED, GRADER_ERROR, Fix, TestResult
 from ..sandbox import ChildFailure
-from . import search
+from . import joint, search
 from .edits import Edit
 
 # Diagnoses of a route no edit of the code should take back: a fused kernel or a rewired watch is not a slip.
@@ -54,8 +54,11 @@ def where(source, cell: int, line: int, question: str) -> str:
 
 
 def fixes(source, repair: search.Repair) -> tuple[Fix, ...]:
-    return tuple(Fix(edit.key, where(source, repair.cell, edit.line, repair.question), shown(edit.old), shown(edit.new))
-                 for edit in repair.edits)
+    """The repair's edits, after those of the other parts' repairs it needs (`part` naming their part)."""
+    made_too = tuple(dataclasses.replace(f, part=other.question) for other in repair.made_too
+                     for f in fixes(source, other))
+    return made_too + tuple(Fix(edit.key, where(source, repair.cell, edit.line, repair.question), shown(edit.old),
+                                shown(edit.new)) for edit in repair.edits)
 
 
 def shown(code: str) -> str:
@@ -80,6 +83,7 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server,
     failed = {t.test_id for t in tests if t.status == FAILED and t.score < t.max_score}
     result = list(tests)
     budget = None   # started at the first search: a student with nothing to search costs nothing
+    answers: dict = {}
     for (assignment, question), indices in questions.items():
         handle = handles.get(assignment)
         if (assignment, question) in broken | set(stopped) or handle is None or handle.source.problem \
@@ -104,6 +108,10 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server,
             continue
         if answer is None:
             continue
+        answers[(assignment, question)] = (answer, handle, checks, unnamed, indices)
+    for (assignment, question), (answer, handle, checks, unnamed, indices) in answers.items():
+        if isinstance(answer, search.NoRepair) and not answer.stopped:   # a caller of a repaired part: again with it
+            answer = jointly(server, answers, assignment, question, answer, budget) or answer
         anchor = min(indices, key=lambda i: tests[i].visibility == "hidden")  # a check the student sees, if any
         if isinstance(answer, search.Repair):
             result[anchor] = dataclasses.replace(result[anchor], repair=fixes(handle.source, answer),
@@ -112,6 +120,30 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server,
             result[anchor] = dataclasses.replace(result[anchor], repair_tried=answer.tried,
                                                  repair_stopped=answer.stopped)
     return tuple(result)
+
+
+def jointly(server, answers: dict, assignment: str, question: str, answer: search.NoRepair,
+            budget: search.Budget) -> search.Repair | search.NoRepair | None:
+    """The part searched again on its file with the repair of a part it calls made (repair/joint.py): the first
+    repair so found, else the last answer, its candidates counted with the first search's."""
+    _, handle, checks, unnamed, _ = answers[(assignment, question)]
+    tried, last = answer.tried, None
+    for (where_, other), (found, *_) in answers.items():
+        if where_ != assignment or other == question or not isinstance(found, search.Repair) \
+                or found.made_too or not joint.calls(handle.source, question, other):
+            continue
+        try:
+            last = joint.search_with(server, handle.source, question, checks, handle, found, unnamed, budget)
+        except Exception as problem:  # noqa: BLE001 - the search's own bug: the student keeps the first answer
+            print(f"grader: the joint repair search for {question} failed ({type(problem).__name__}: {problem})",
+                  file=sys.stderr)
+            continue
+        if last is not None:
+            tried += last.tried
+            last = dataclasses.replace(last, tried=tried)
+            if isinstance(last, search.Repair) or last.stopped:
+                return last
+    return last
 
 
 __all__ = ["repaired", "Edit"]

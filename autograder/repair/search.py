@@ -59,6 +59,7 @@ class Repair:
     edits: tuple            # edit_space.Edit, in the order of the code
     checks: int            # the number of checks that now all pass
     tried: int             # candidates run
+    made_too: tuple = ()    # other parts' repairs made in the file first (repair/joint.py): these edits need them
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ def passes(handle: StudentFile, checks: list[Check]) -> bool:
 
 def pairs_of(near: list[Edit], singles: list[Edit]) -> list[tuple[Edit, ...]]:
     """Pairs of edits at two different places, one of them among `near` (the single edits that came closest to
-    the right result alone), the other any single edit, cheapest first."""
+    the right result alone), the other any single edit, in the order of `singles` (search: those that changed the
+    wrong calls' results first), the pairs of the earliest first."""
     found, seen = [], set()
     for rank_b, b in enumerate(singles):
         for rank_a, a in enumerate(near):
@@ -217,11 +219,11 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
     singles = edit_space.singles(cell, question)[:SINGLES]
     wrong = wrong_calls(handle, question) if handle is not None else []
     tried, cut = 0, False
-    near = singles[:PAIR_POOL]
+    near, partners = singles[:PAIR_POOL], singles
     for phase in ("singles", "pairs"):
         if phase == "pairs" and not pairs:
             break
-        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(near, singles)
+        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(near, partners)
         if not batch:
             continue
         if budget.spent():
@@ -240,6 +242,8 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
             if phase == "singles":   # pairs of the edits that came closest, each alone, to the right result
                 near = [c[0] for c in sorted((c for c in batch if c in closeness), key=lambda c: closeness[c])]
                 near = near[:PAIR_POOL]
+                # the other edit of a pair: first those that changed the wrong calls' results at all, cheapest first
+                partners = [c[0] for c in batch if c in screen.moved] + [c[0] for c in batch if c not in screen.moved]
         else:
             wanted = max(0, UNSCREENED - tried)
             cut = cut or min(wanted, len(batch)) > budget.left
@@ -283,6 +287,7 @@ class Screen:
                 text += (f"\n\n\ndef {name}__screened(*args, **kwargs):\n    try:\n        return {name}(*args, "
                          "**kwargs)\n    except Exception:\n        return None\n")
             cells.append(text)
+        self.moved: set = set()
         self.file = budget.bound(StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(cells))))
         self.references = [right_result(p) for p, _ in wrong]
 
@@ -293,6 +298,7 @@ class Screen:
         every wrong call; a class's on the first, then on the others only while they are right."""
         alive = [c for c in tried if c in self.names]
         gains: dict = {c: [] for c in alive}
+        self.moved = set()   # the candidates whose result differs from the student's on some wrong call
         right = set(alive)
         for number, ((probe, own), reference) in enumerate(zip(self.wrong, self.references)):
             asked = alive if self.function or number == 0 else [c for c in alive if c in right]
@@ -301,6 +307,8 @@ class Screen:
             before = distance(own, reference, None)
             for c in asked:
                 output = outputs.get(self.names[c])
+                if output is not None and not same(output, own):
+                    self.moved.add(c)
                 gap = distance(output, reference, own)
                 if gap is not None:   # where the student's code raised, any answer of the right shape is progress
                     gains[c].append(gap - (before if before is not None else RAISED))
@@ -323,6 +331,17 @@ def distance(output: object, reference: object, own: object) -> float | None:
     if len(mine) == len(got) and all(m.shape == g.shape and torch.equal(m, g) for m, g in zip(mine, got)):
         return None
     return max((g.double() - w.double()).abs().nan_to_num(float("inf")).max().item() for g, w in zip(got, want))
+
+
+def same(output: object, own: object) -> bool:
+    """Whether a candidate's output is the student's own (every tensor equal, or both the same other value)."""
+    got, mine = tensors(output), tensors(own)
+    if got or mine:
+        return len(got) == len(mine) and all(g.shape == m.shape and torch.equal(g, m) for g, m in zip(got, mine))
+    try:
+        return bool(output == own)
+    except Exception:  # noqa: BLE001 - values that do not compare: not known to be the same
+        return False
 
 
 def tensors(value: object) -> list:
