@@ -84,6 +84,7 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server,
     result = list(tests)
     budget = None   # started at the first search: a student with nothing to search costs nothing
     answers: dict = {}
+    named: dict = {}   # named parts not searched: (handle, checks)
     for (assignment, question), indices in questions.items():
         handle = handles.get(assignment)
         if (assignment, question) in broken | set(stopped) or handle is None or handle.source.problem \
@@ -94,10 +95,11 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server,
         # a part whose failures no diagnosis names is what the search is for: where one check names a mistake, the
         # others point to it (reporting/explain.py: nearby), and the part has its cause already (mode "all": still)
         unnamed = not any(tests[i].diagnoses for i in indices)
-        if not unnamed and search.mode() != "all":
-            continue
         checks = checks_of(items, question, assignment, failed)
         if not checks or not any(c.failed for c in checks):
+            continue
+        if not unnamed and search.mode() != "all":
+            named[(assignment, question)] = (handle, checks)   # searched only for a caller that needs its repair
             continue
         budget = budget or search.Budget()
         try:
@@ -111,7 +113,7 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server,
         answers[(assignment, question)] = (answer, handle, checks, unnamed, indices)
     for (assignment, question), (answer, handle, checks, unnamed, indices) in answers.items():
         if isinstance(answer, search.NoRepair) and not answer.stopped:   # a caller of a repaired part: again with it
-            answer = jointly(server, answers, assignment, question, answer, budget) or answer
+            answer = jointly(server, answers, named, assignment, question, answer, budget) or answer
         anchor = min(indices, key=lambda i: tests[i].visibility == "hidden")  # a check the student sees, if any
         if isinstance(answer, search.Repair):
             result[anchor] = dataclasses.replace(result[anchor], repair=fixes(handle.source, answer),
@@ -122,17 +124,27 @@ def repaired(tests: tuple[TestResult, ...], items: list, handles: dict, server,
     return tuple(result)
 
 
-def jointly(server, answers: dict, assignment: str, question: str, answer: search.NoRepair,
+def jointly(server, answers: dict, named: dict, assignment: str, question: str, answer: search.NoRepair,
             budget: search.Budget) -> search.Repair | search.NoRepair | None:
     """The part searched again on its file with the repair of a part it calls made (repair/joint.py): the first
-    repair so found, else the last answer, its candidates counted with the first search's."""
+    repair so found, else the last answer, its candidates counted with the first search's. A called part with a
+    named mistake (not searched for itself) is searched here, single edits only, for a repair to make."""
     _, handle, checks, unnamed, _ = answers[(assignment, question)]
     tried, last = answer.tried, None
-    for (where_, other), (found, *_) in answers.items():
-        if where_ != assignment or other == question or not isinstance(found, search.Repair) \
-                or found.made_too or not joint.calls(handle.source, question, other):
+    callees = [(other, found) for (where_, other), (found, *_) in answers.items() if where_ == assignment
+               and other != question and isinstance(found, search.Repair) and not found.made_too]
+    callees += [(other, None) for (where_, other) in named if where_ == assignment and other != question]
+    for other, found in callees:
+        if not joint.calls(handle.source, question, other) or budget.spent():
             continue
         try:
+            if found is None:   # the callee's mistake is named: its repair, if one edit makes it
+                own_handle, own_checks = named[(assignment, other)]
+                found = search.search(server, own_handle.source, other, own_checks, own_handle, pairs=False,
+                                      budget=budget)
+                tried += getattr(found, "tried", 0)
+                if not isinstance(found, search.Repair):
+                    continue
             last = joint.search_with(server, handle.source, question, checks, handle, found, unnamed, budget)
         except Exception as problem:  # noqa: BLE001 - the search's own bug: the student keeps the first answer
             print(f"grader: the joint repair search for {question} failed ({type(problem).__name__}: {problem})",
