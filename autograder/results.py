@@ -1,7 +1,7 @@
 """The one result model. Immutable; every report (CSV, JSON, feedback, HTML) renders from it.
 
 Format 3 added `TestResult.diagnoses` and `StudentResult.unreadable`, format 4 `TestResult.repair`,
-`TestResult.repair_tried` and `TestResult.repair_stopped`; files of formats 2 and 3 still load (the new fields default to empty). How diagnoses are made and attached: docs/diagnosis.md.
+`TestResult.repair_tried`, `TestResult.repair_stopped` and `Fix.part`; files of formats 2 and 3 still load (the new fields default to empty). How diagnoses are made and attached: docs/diagnosis.md.
 """
 from __future__ import annotations
 
