@@ -124,6 +124,49 @@ def test_every_discarded_result_of_a_correct_definition_is_kept_by_one_edit(wher
     assert kept, f"{where}: no edit keeps the discarded result in {name}"
 
 
+def caller_callee_pairs() -> list[tuple[str, str, str, str]]:
+    """(where, cell, caller, callee) for every graded definition of a correct style that names another one."""
+    from autograder.grading.submissions import SourceFile
+    from autograder.repair import joint
+    found = []
+    for where, cell, name in DEFINITIONS:
+        source = SourceFile("a", "a.py", (cell,))
+        for _, other_cell, other in DEFINITIONS:
+            if other_cell is cell and other != name and joint.calls(source, name, other):
+                found.append((where, cell, name, other))
+    return found
+
+
+CALLERS = caller_callee_pairs()
+
+
+@pytest.mark.parametrize("where,cell,caller,callee", CALLERS, ids=[f"{w}-{a}-{b}" for w, _, a, b in CALLERS])
+def test_a_callers_edit_found_after_its_callees_repair_names_the_students_line(where, cell, caller, callee):
+    """The caller is searched on the cell with the callee's repair made, which ast writes back (comments and
+    docstrings go, so lines move): each of the caller's edits found there, moved back, is on the student's line
+    and shows code that is there."""
+    from autograder.grading.submissions import SourceFile
+    from autograder.repair import joint, search
+    header = edits.definition(ast.parse(cell), callee).body[0].lineno - 1   # comments in the callee, as students
+    lines = cell.splitlines(keepends=True)                                   # write them: ast drops them
+    indent = lines[header][:len(lines[header]) - len(lines[header].lstrip())]
+    cell = "".join(lines[:header] + [f"{indent}# the scores of the keys\n", "\n", f"{indent}# masked\n"] + lines[header:])
+    slips = [e for e in candidates.singles(cell, callee) if e.kind in INVERTIBLE and e.key not in ONE_WAY][:2]
+    for slip in slips:
+        repair = search.Repair(callee, 0, (slip,), 1, 1)
+        made = joint.with_repair(SourceFile("a", "a.py", (cell,)), repair)
+        assert made is not None
+        edited, end, moved = made
+        found = candidates.singles(edited.cells[0], caller)
+        assert found, f"{where}: no edit of {caller} after {callee}'s repair"
+        tree = ast.parse(cell)
+        for edit in joint.lines_back(tuple(spread(found, 8)), end, moved):
+            code = edit.old.split("  (moved")[0]
+            there = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno <= edit.line <= n.end_lineno]
+            assert there and any(code in ast.unparse(n) for n in there), \
+                f"{where}: line {edit.line} of the student's cell holds no `{code}`"
+
+
 def test_two_edits_compose_and_nested_edits_are_refused():
     cell = solution_text("attention_scores")
     found = candidates.singles(cell, "AdditiveScore")

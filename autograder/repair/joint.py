@@ -47,7 +47,12 @@ def search_with(server, source: SourceFile, question: str, checks: list[search.C
     answer = search.search(server, edited, question, checks, handle, pairs=pairs, budget=budget)
     if not isinstance(answer, search.Repair):
         return answer
-    if answer.cell == repair.cell:   # lines below the callee's definition moved by `moved` in the edited cell
-        back = tuple(dataclasses.replace(e, line=e.line - moved) if e.line > end + moved else e for e in answer.edits)
-        answer = dataclasses.replace(answer, edits=back)
+    if answer.cell == repair.cell:
+        answer = dataclasses.replace(answer, edits=lines_back(answer.edits, end, moved))
     return dataclasses.replace(answer, made_too=(repair,))
+
+
+def lines_back(edits: tuple, end: int, moved: int) -> tuple:
+    """Edits found in the cell with the callee's repair made, on the student's lines: those below the callee's
+    definition (which ended on line `end` and is now `moved` lines longer) move back; those above stay."""
+    return tuple(dataclasses.replace(e, line=e.line - moved) if e.line > end + moved else e for e in edits)
