@@ -91,7 +91,8 @@ class GradingPlugin:
         self.recorded: dict[str, list[tuple[tuple, TestResult]]] = defaultdict(list)
         # student -> {test order: questions whose mistake explains that failed test} (ExplainedElsewhere)
         self.elsewhere: dict[str, dict[tuple, tuple[str, ...]]] = defaultdict(dict)
-        self.stopped: dict[str, set[tuple[str, str]]] = defaultdict(set)  # parts a sandbox failure ended: no repair search
+        # (assignment, question) of the parts a check of which ended in a sandbox failure: no repair search there
+        self.stopped: dict[str, set[tuple[str, str]]] = defaultdict(set)
         self.open_files: dict[str, dict[str, StudentFile]] = {}
         self.finished = 0  # a count, not the results: memory must not grow with the class
         self.collect_only = False  # only learn the hidden tests' identities (see identities_of)

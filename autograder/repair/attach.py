@@ -1,4 +1,5 @@
-"""Repairs into a student's results: a search for each question whose failed checks no diagnosis names (repair/search.py: mode), its answer on the question's first failed check (TestResult.repair, repair_tried, repair_stopped).
+"""Repairs into a student's results: a search for each question whose failed checks no diagnosis names (repair/search.py:
+mode), its answer on the question's first failed check (TestResult.repair, repair_tried, repair_stopped).
 Students whose checks all pass cost nothing here; so do parts whose code hung, crashed or hit a limit of the sandbox
 (every candidate would too), and files that reach for the grader's own machinery. One budget per student."""
 from __future__ import annotations

@@ -45,8 +45,9 @@ def repair_lines(test: TestResult, show_edit: bool = True) -> list[str]:
                       f"limit after {test.repair_tried} edits, before trying them all; what the checks saw is stated "
                       "above.")]
     if test.repair_tried:
-        return [Coded("No small edit of your ", question, f" was found that makes every check pass ({test.repair_tried} "
-                      "edits of one or two places were tried); what the checks saw is stated above.")]
+        return [Coded("No small edit of your ", question, " was found that makes every check pass "
+                      f"({test.repair_tried} edits of one or two places were tried); what the checks saw is stated "
+                      "above.")]
     return []
 
 
