@@ -124,6 +124,35 @@ def test_every_discarded_result_of_a_correct_definition_is_kept_by_one_edit(wher
     assert kept, f"{where}: no edit keeps the discarded result in {name}"
 
 
+def none_compared(cell: str, name: str) -> list[str]:
+    """The cell with one `x is None` / `x is not None` of `name` written with another comparison (`!=`, `==`, `<`,
+    ...), for each such test and comparison."""
+    found = []
+    count = sum(1 for n in ast.walk(edits.definition(ast.parse(cell), name)) if isinstance(n, ast.Compare)
+                and isinstance(n.ops[0], (ast.Is, ast.IsNot)))
+    for number in range(count):
+        for op in (ast.Eq, ast.NotEq, ast.Lt, ast.Gt, ast.GtE):
+            tree = ast.parse(cell)
+            compare = [n for n in ast.walk(edits.definition(tree, name)) if isinstance(n, ast.Compare)
+                       and isinstance(n.ops[0], (ast.Is, ast.IsNot))][number]
+            compare.ops = [op()]
+            found.append(ast.unparse(tree))
+    return found
+
+
+NONE_COMPARED = [(w, m, n) for w, c, n in DEFINITIONS for m in none_compared(c, n)]
+
+
+@pytest.mark.parametrize("where,mistaken,name", NONE_COMPARED,
+                         ids=[f"{w}-{n}-{i}" for i, (w, _, n) in enumerate(NONE_COMPARED)])
+def test_every_test_for_none_written_as_a_comparison_is_one_edit_away(where, mistaken, name):
+    """`if mask != None:` (elementwise on a tensor) or `mask > None` for `mask is not None`: one edit gives the
+    correct definition back."""
+    original = [dump(c, n) for w, c, n in DEFINITIONS if w == where and n == name][0]
+    assert any((fixed := candidates.edited(mistaken, name, [e])) is not None and ast.dump(fixed) == original
+               for e in candidates.singles(mistaken, name) if e.kind == "compare"), f"{where}: {name}"
+
+
 def caller_callee_pairs() -> list[tuple[str, str, str, str]]:
     """(where, cell, caller, callee) for every graded definition of a correct style that names another one."""
     from autograder.grading.submissions import SourceFile

@@ -239,6 +239,10 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
             put("across-sum", ast.Call(node.left.func, [inner], []), "call-moved-across-sum")
     elif isinstance(node, ast.Compare) and len(node.ops) == 1:
         op = type(node.ops[0])
+        if op not in (ast.Is, ast.IsNot) and any(isinstance(c, ast.Constant) and c.value is None
+                                                 for c in [node.left, *node.comparators]):
+            for identity in (ast.IsNot, ast.Is):   # `mask != None` (on a tensor: elementwise) for `mask is not None`
+                put("compare", ast.Compare(node.left, [identity()], node.comparators), "comparison-with-none-to-is")
         if op in FLIPPED:
             put("compare", ast.Compare(node.left, [FLIPPED[op]()], node.comparators), "comparison-flipped")
         if op in NEIGHBOUR:
