@@ -1,7 +1,7 @@
 """The one result model. Immutable; every report (CSV, JSON, feedback, HTML) renders from it.
 
-Format 3 added `TestResult.diagnoses` and `StudentResult.unreadable`, format 4 `TestResult.repair` and
-`TestResult.repair_tried`; files of formats 2 and 3 still load (the new fields default to empty). How diagnoses are made and attached: docs/diagnosis.md.
+Format 3 added `TestResult.diagnoses` and `StudentResult.unreadable`, format 4 `TestResult.repair`,
+`TestResult.repair_tried`, `TestResult.repair_stopped` and `Fix.part`; files of formats 2 and 3 still load (the new fields default to empty). How diagnoses are made and attached: docs/diagnosis.md.
 """
 from __future__ import annotations
 
@@ -101,6 +101,7 @@ class Fix:
     where: str      # "line 35", or "cell 4, line 3" in a notebook
     old: str        # the student's code there
     new: str        # the code the edit puts there
+    part: str = ""  # another part's edit, made too: the question's own edits need it (a callee's repair)
 
     def __post_init__(self) -> None:
         if not isinstance(self.edit, str) or not MISTAKE_ID.fullmatch(self.edit):
@@ -124,9 +125,11 @@ class TestResult:
     diagnoses: tuple[Diagnosis, ...] = ()  # FAILED only: each alone reproduces the student's result
     # On the first failed check of a question only: edits of the student's own definition that together make
     # every check of the question pass (repair/search.py), and how many candidate edits were run to look for them
-    # (0: no search; > 0 with no repair: none of those made every check pass).
+    # (0: no search; > 0 with no repair: none of those made every check pass), and whether the student's search
+    # budget ran out before every planned candidate was run (then "none found" is not a finding).
     repair: tuple[Fix, ...] = ()
     repair_tried: int = 0
+    repair_stopped: bool = False
 
     @property
     def points_lost(self) -> float:

@@ -22,10 +22,10 @@ from hypothesis import settings
 settings.register_profile("kit", derandomize=True, database=None, deadline=None)
 settings.load_profile("kit")
 
-# The repair search (autograder/repair/) is off for the suite but for tests/test_repair.py, which switches it back
-# on: it reruns a failed part's checks for edits of the student's code, which would add minutes to the classes of
-# failing students that other modules grade (test_adversarial, test_catalogue) without being what they test. Its
-# verdicts, cost and edits are tested there and measured by bench/bench_repairs.py.
+# The repair search (autograder/repair/) is off for the suite but for tests/test_repair.py and the adversarial
+# classes (tests/test_adversarial.py), which switch it back on: it reruns a failed part's checks for edits of the
+# student's code, which would add minutes to the catalogue's classes of failing students without being what they
+# test. Its verdicts, cost and edits are tested in test_repair.py and measured by bench/bench_repairs.py.
 os.environ.setdefault("ATTNKIT_REPAIR", "off")
 
 SHARED = {

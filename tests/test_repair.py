@@ -10,9 +10,11 @@ folders) without counting against the suite's time.
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import importlib.util
 import itertools
+import re
 import sys
 from pathlib import Path
 
@@ -89,6 +91,111 @@ def test_every_invertible_slip_of_a_correct_definition_is_one_edit_of_the_search
         assert undone, f"{where}: no single edit undoes `{slip.old}` -> `{slip.new}` in {name}"
 
 
+def discarded(cell: str, name: str) -> list[str]:
+    """The cell with one statement `x = f(..., x, ...)` or `x = x.m(...)` of `name` written as the bare call (its
+    result discarded, as a student who thinks the call changes x in place writes it), for each such statement."""
+    found = []
+    root = edits.definition(ast.parse(cell), name)
+    for number, statement in enumerate(n for n in ast.walk(root) if isinstance(n, ast.Assign)):
+        target = statement.targets[0] if len(statement.targets) == 1 else None
+        if not (isinstance(target, ast.Name) and isinstance(statement.value, ast.Call)) or \
+                not any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(statement.value)):
+            continue
+        tree = ast.parse(cell)
+        again = [n for n in ast.walk(edits.definition(tree, name)) if isinstance(n, ast.Assign)][number]
+        for parent in ast.walk(tree):
+            for field, value in ast.iter_fields(parent):
+                if isinstance(value, list) and any(item is again for item in value):
+                    value[value.index(again)] = ast.Expr(again.value)
+        found.append(ast.unparse(tree))
+    return found
+
+
+DISCARDED = [(w, m, n) for w, c, n in DEFINITIONS for m in discarded(c, n)]
+
+
+@pytest.mark.parametrize("where,mistaken,name", DISCARDED, ids=[f"{w}-{n}-{i}" for i, (w, _, n) in enumerate(DISCARDED)])
+def test_every_discarded_result_of_a_correct_definition_is_kept_by_one_edit(where, mistaken, name):
+    """`apply_mask(scores, mask)`, `torch.softmax(scores, dim=-1)` or `scores.masked_fill(...)` on a line of its
+    own, its result thrown away: one edit (`scores = ...`) gives the correct definition back."""
+    original = [dump(c, n) for w, c, n in DEFINITIONS if w == where and n == name][0]
+    kept = [e for e in candidates.singles(mistaken, name) if e.kind == "keep"
+            and (fixed := candidates.edited(mistaken, name, [e])) is not None and ast.dump(fixed) == original]
+    assert kept, f"{where}: no edit keeps the discarded result in {name}"
+
+
+def none_compared(cell: str, name: str) -> list[str]:
+    """The cell with one `x is None` / `x is not None` of `name` written with another comparison (`!=`, `==`, `<`,
+    ...), for each such test and comparison."""
+    found = []
+    count = sum(1 for n in ast.walk(edits.definition(ast.parse(cell), name)) if isinstance(n, ast.Compare)
+                and isinstance(n.ops[0], (ast.Is, ast.IsNot)))
+    for number in range(count):
+        for op in (ast.Eq, ast.NotEq, ast.Lt, ast.Gt, ast.GtE):
+            tree = ast.parse(cell)
+            compare = [n for n in ast.walk(edits.definition(tree, name)) if isinstance(n, ast.Compare)
+                       and isinstance(n.ops[0], (ast.Is, ast.IsNot))][number]
+            compare.ops = [op()]
+            found.append(ast.unparse(tree))
+    return found
+
+
+NONE_COMPARED = [(w, m, n) for w, c, n in DEFINITIONS for m in none_compared(c, n)]
+
+
+@pytest.mark.parametrize("where,mistaken,name", NONE_COMPARED,
+                         ids=[f"{w}-{n}-{i}" for i, (w, _, n) in enumerate(NONE_COMPARED)])
+def test_every_test_for_none_written_as_a_comparison_is_one_edit_away(where, mistaken, name):
+    """`if mask != None:` (elementwise on a tensor) or `mask > None` for `mask is not None`: one edit gives the
+    correct definition back."""
+    original = [dump(c, n) for w, c, n in DEFINITIONS if w == where and n == name][0]
+    assert any((fixed := candidates.edited(mistaken, name, [e])) is not None and ast.dump(fixed) == original
+               for e in candidates.singles(mistaken, name) if e.kind == "compare"), f"{where}: {name}"
+
+
+def caller_callee_pairs() -> list[tuple[str, str, str, str]]:
+    """(where, cell, caller, callee) for every graded definition of a correct style that names another one."""
+    from autograder.grading.submissions import SourceFile
+    from autograder.repair import joint
+    found = []
+    for where, cell, name in DEFINITIONS:
+        source = SourceFile("a", "a.py", (cell,))
+        for _, other_cell, other in DEFINITIONS:
+            if other_cell is cell and other != name and joint.calls(source, name, other):
+                found.append((where, cell, name, other))
+    return found
+
+
+CALLERS = caller_callee_pairs()
+
+
+@pytest.mark.parametrize("where,cell,caller,callee", CALLERS, ids=[f"{w}-{a}-{b}" for w, _, a, b in CALLERS])
+def test_a_callers_edit_found_after_its_callees_repair_names_the_students_line(where, cell, caller, callee):
+    """The caller is searched on the cell with the callee's repair made, which ast writes back (comments and
+    docstrings go, so lines move): each of the caller's edits found there, moved back, is on the student's line
+    and shows code that is there."""
+    from autograder.grading.submissions import SourceFile
+    from autograder.repair import joint, search
+    header = edits.definition(ast.parse(cell), callee).body[0].lineno - 1   # comments in the callee, as students
+    lines = cell.splitlines(keepends=True)                                   # write them: ast drops them
+    indent = lines[header][:len(lines[header]) - len(lines[header].lstrip())]
+    cell = "".join(lines[:header] + [f"{indent}# the scores of the keys\n", "\n", f"{indent}# masked\n"] + lines[header:])
+    slips = [e for e in candidates.singles(cell, callee) if e.kind in INVERTIBLE and e.key not in ONE_WAY][:2]
+    for slip in slips:
+        repair = search.Repair(callee, 0, (slip,), 1, 1)
+        made = joint.with_repair(SourceFile("a", "a.py", (cell,)), repair)
+        assert made is not None
+        edited, end, moved = made
+        found = candidates.singles(edited.cells[0], caller)
+        assert found, f"{where}: no edit of {caller} after {callee}'s repair"
+        tree = ast.parse(cell)
+        for edit in joint.lines_back(tuple(spread(found, 8)), end, moved):
+            code = edit.old.split("  (moved")[0]
+            there = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno <= edit.line <= n.end_lineno]
+            assert there and any(code in ast.unparse(n) for n in there), \
+                f"{where}: line {edit.line} of the student's cell holds no `{code}`"
+
+
 def test_two_edits_compose_and_nested_edits_are_refused():
     cell = solution_text("attention_scores")
     found = candidates.singles(cell, "AdditiveScore")
@@ -144,6 +251,50 @@ def softmax_entropy(weights):
 '''
 
 
+DISCARDED_HELPER = '''
+def attention_weights(scores, mask=None):
+    if mask is not None:
+        apply_mask(scores, mask)
+    return F.softmax(scores, dim=-1)
+'''
+CALLER_AND_CALLEE = '''
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(len(K))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    return weights @ V, weights
+
+
+class SingleHeadAttention(nn.Module):
+    def __init__(self, d_model, d_k):
+        super().__init__()
+        self.W_Q = nn.Linear(d_model, d_k, bias=False)
+        self.W_K = nn.Linear(d_model, d_k, bias=False)
+        self.W_V = nn.Linear(d_model, d_k, bias=False)
+
+    def forward(self, x_q, x_kv, mask=None):
+        Q, K, V = self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv)
+        return attention(Q, V, K, mask)
+'''
+HANGING = '''
+
+def causal_mask(T):
+    total = 0
+    while True:
+        total += 1
+'''
+CRASHING = '''
+import os
+
+
+def attention_weights(scores, mask=None):
+    os._exit(0)
+'''
+# the reference's results are exact at these limits (tests/test_adversarial.py); a hang costs one second of CPU
+QUICK_LIMITS = '{"call_seconds": 1, "sequence_call_seconds": 0.02, "load_seconds": 6}'
+
+
 @pytest.fixture(scope="module", autouse=True)
 def searching():
     """The search as users get it (tests/conftest.py switches it off for the rest of the suite)."""
@@ -163,8 +314,26 @@ def graded(tmp_path_factory):
              "rewrite": {"attention_scores.py": scores + "\n\n" + REWRITE},
              "named": {"attention_scores.py": scores + "\n\n" + SIGMOID.replace("sigmoid", "relu")},
              "right": {"attention_scores.py": scores, "single_head_attention.py": layer}}
-    results = grade(write_class(root / "in", files), root / "out")
+    files["caller_and_callee"] = {"single_head_attention.py": layer + "\n\n" + CALLER_AND_CALLEE}
+    files["hanging"] = {"attention_scores.py": scores + "\n\n" + HANGING}
+    files["crashing"] = {"attention_scores.py": scores + "\n\n" + CRASHING}
+    with environment(ATTNKIT_SANDBOX_LIMITS=QUICK_LIMITS):
+        results = grade(write_class(root / "in", files), root / "out")
     return files, results
+
+
+@contextlib.contextmanager
+def environment(**values: str):
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def forward(text: str) -> str:
@@ -214,6 +383,41 @@ def test_two_slips_in_one_function_are_shown_as_two_edits(graded):
     assert "K.shape[-1]" in fixed.split("def attention")[-1] and "e.sum(-1, keepdim=True)" in fixed
 
 
+def test_a_helpers_discarded_result_is_kept_on_the_students_line(tmp_path):
+    """`apply_mask(scores, mask)` on a line of its own: the diagnosis names the mask as not applied, and the search
+    (asked for named parts too, ATTNKIT_REPAIR=all) shows the line that applies it."""
+    from tests.classroom import grade, write_class
+    text = solution_text("attention_scores") + "\n\n" + DISCARDED_HELPER
+    with environment(ATTNKIT_REPAIR="all"):
+        results = grade(write_class(tmp_path / "in", {"discarded": {"attention_scores.py": text}}), tmp_path / "out",
+                        workers=1)
+    test = carrying(results["discarded"], "attention_weights")
+    assert [(f.edit, f.where, f.old, f.new) for f in test.repair] == [
+        ("result-kept", f"line {line_of(text, '    apply_mask(scores, mask)')}", "apply_mask(scores, mask)",
+         "scores = apply_mask(scores, mask)")]
+
+
+def test_two_slips_in_a_caller_and_its_callee_are_both_shown(graded):
+    """The layer's own slip (K and V swapped in its call) cannot be repaired while `attention` is wrong too: it is
+    searched again with attention's repair made, and its repair shows both edits, the callee's as made too."""
+    from autograder.reporting.feedback import feedback_markdown
+    files, results = graded
+    text = files["caller_and_callee"]["single_head_attention.py"]
+    callee = carrying(results["caller_and_callee"], "attention")
+    assert [(f.where, f.old, f.new, f.part) for f in callee.repair] == [
+        (f"line {line_of(text, 'len(K)')}", "len(K)", "K.shape[-1]", "")]
+    caller = carrying(results["caller_and_callee"], "SingleHeadAttention")
+    assert [(f.where, f.part) for f in caller.repair] == [(callee.repair[0].where, "attention"),
+                                                         (f"line {line_of(text, 'attention(Q, V, K, mask)')}", "")]
+    assert caller.repair[1].edit in ("names-swapped", "name-swapped", "arguments-swapped")
+    fixed = bench().fixed_text(text, caller.repair)   # both edits made by text: the layer's checks pass (bench)
+    assert "K.shape[-1]" in fixed and "attention(Q, K, V, mask)" in fixed
+    assert "with the fix found for attention made too (on line" in feedback_markdown(results["caller_and_callee"])
+    from autograder.reporting.repairs import repairs_by_edit
+    counted = {c.edit: c.questions for c in repairs_by_edit([results["caller_and_callee"]])}
+    assert counted["len-to-last-size"] == ("attention",)   # the callee's edit counted once, where it is
+
+
 def test_a_rewrite_gets_no_edit_and_keeps_its_symptom(graded):
     from autograder.reporting.feedback import feedback_markdown
     _, results = graded
@@ -245,7 +449,95 @@ def test_the_class_report_counts_repairs_by_edit(graded):
     _, results = graded
     counted = {c.edit: c.students for c in repairs_by_edit(list(results.values()))}
     assert counted["call-sigmoid-to-tanh"] == ("sigmoid",)
-    assert counted["len-to-last-size"] == ("two_slips",) and counted["keepdim-added-to-sum"] == ("two_slips",)
+    assert counted["len-to-last-size"] == ("caller_and_callee", "two_slips") and counted["keepdim-added-to-sum"] == ("two_slips",)
     listed = {s for entry in undiagnosed_failures(list(results.values())) for s, _ in entry.students}
     assert not {"sigmoid", "two_slips"} & listed
     assert 'id="repairs"' in class_report_html(list(results.values()))
+
+
+@pytest.mark.parametrize("student,question", [("hanging", "causal_mask"), ("crashing", "attention_weights")])
+def test_a_part_that_hung_or_crashed_the_sandbox_is_not_searched(graded, student, question):
+    """Every candidate of code that hangs or ends its process would do the same, at one call's limit each: the
+    part keeps its symptom and costs no search (the rest of the file is graded as usual)."""
+    _, results = graded
+    failed = [t for t in results[student].tests if t.question == question and t.status == FAILED]
+    assert failed and any(("CPU time" in t.output or "stopped the Python process" in t.output) for t in failed)
+    assert not any(t.repair or t.repair_tried or t.repair_stopped for t in results[student].tests)
+    assert all(t.status != FAILED for t in results[student].tests if t.question in ("dot_scores", "GeneralScore"))
+
+
+def test_a_search_stopped_by_the_students_budget_says_so(tmp_path):
+    """With a budget of 5 candidates, the search of a rewrite stops after 5: the feedback says it stopped, never
+    that no edit was found (ATTNKIT_REPAIR_BUDGET, docs/diagnosis.md)."""
+    from autograder.reporting.feedback import feedback_markdown
+    from autograder.reporting.gradescope import results_json
+    from tests.classroom import grade, write_class
+    files = {"rewrite": {"attention_scores.py": solution_text("attention_scores") + "\n\n" + REWRITE}}
+    with environment(ATTNKIT_REPAIR_BUDGET="600,5"):
+        results = grade(write_class(tmp_path / "in", files), tmp_path / "out", workers=1)
+    test = carrying(results["rewrite"], "softmax_entropy")
+    assert test.repair_stopped and test.repair_tried == 5 and not test.repair
+    feedback = feedback_markdown(results["rewrite"])
+    assert ("The search for a small edit of your `softmax_entropy` that makes every check pass stopped at its limit "
+            "after 5 edits, before trying them all") in feedback
+    assert "No small edit" not in feedback
+    shown = "\n".join(t["output"] for t in results_json(results["rewrite"])["tests"])
+    assert "stopped at its limit after 5 edits" in shown and "No small edit" not in shown
+
+
+def test_the_budget_setting_is_read_and_refused_when_malformed():
+    from autograder.repair import search
+    with environment(ATTNKIT_REPAIR_BUDGET="2.5,7"):
+        assert search.budget_setting() == (2.5, 7)
+    for wrong in ("7", "a,b", "-1,3", "1,2,3"):
+        with environment(ATTNKIT_REPAIR_BUDGET=wrong), pytest.raises(ValueError, match="ATTNKIT_REPAIR_BUDGET"):
+            search.budget_setting()
+    now = [0.0]
+    budget = search.Budget(seconds=4, candidates=3, clock=lambda: now[0])   # made at 0: ends at 4
+    now[0] = 1.0
+    assert not budget.spent(3) and budget.spent(4)    # time left, 3 candidates left
+    budget.take(3)
+    assert budget.spent() and not budget.out_of_time()
+    now[0] = 5.0
+    assert budget.out_of_time() and budget.spent(0)
+
+
+# --- the student's code shown as code, and inert ---------------------------------------------------------
+
+HOSTILE_CODE = ["torch.sigmoid(q + k)  # <script>alert(1)</script>", "x | y", "`ticks` **bold** [a](http://e.com)",
+                "a <img src=x onerror=alert(1)> & b", "``double``", " padded "]
+
+
+@pytest.mark.parametrize("old", HOSTILE_CODE)
+def test_a_repair_shows_the_students_code_as_inert_code_in_markdown_and_html(old):
+    """The edit's code is the student's: in Markdown it is a code span (shown literally, never markup); in HTML a
+    <code> element, escaped. Rendered by a real CommonMark renderer where one is installed."""
+    from autograder.reporting.escape import html_coded, markdown_lines
+    from autograder.reporting.repairs import repair_lines
+    fix = Fix("call-sigmoid-to-tanh", "line 35", old, "torch.tanh(q + k)")
+    test = Result("a::t", "t", "a", "AdditiveScore", 0.0, 2.0, FAILED, "differs", repair=(fix,), repair_tried=7)
+    line = repair_lines(test)[0]
+    assert str(line) == f"Fix found: on line 35, `{old}` → `torch.tanh(q + k)` makes every check of AdditiveScore pass."
+    (markdown,) = markdown_lines(line)
+    html = html_coded(line)
+    assert "<script" not in html and "<img" not in html and html.count("<code>") == 2
+    assert html.startswith("Fix found: on line 35, <code>") and "</code> → <code>torch.tanh(q + k)</code> makes" in html
+    rendered = commonmark(markdown)
+    if rendered is not None:   # the code as the student wrote it, in code elements; nothing else became markup
+        import html as html_module
+        codes = [html_module.unescape(c) for c in re.findall(r"<code>(.*?)</code>", rendered, re.S)]
+        assert codes == [old, "torch.tanh(q + k)"], rendered
+        outside = re.sub(r"<code>.*?</code>", "", rendered, flags=re.S)
+        assert not re.search(r"<(?!/?(p|code)>)", outside), rendered
+        assert html_module.unescape(re.sub(r"<[^>]+>", "", outside)).strip() == \
+            "Fix found: on line 35,  →  makes every check of AdditiveScore pass."
+    else:   # no renderer: the spans are delimited by backtick runs longer than any inside them
+        assert markdown.startswith("Fix found: on line 35, `") and "torch.tanh(q + k)`" in markdown
+
+
+def commonmark(text: str) -> str | None:
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        return None
+    return MarkdownIt("commonmark", {"html": True, "linkify": False}).render(text)

@@ -22,7 +22,7 @@ from ..sandbox import ForkServer
 from .diagnose import explain_failure
 from ..results import FAILED, GRADER_ERROR, PASSED, Diagnosis, StudentResult, TestResult, safe_text, save
 from .faults import ExplainedElsewhere
-from ..repair.attach import repaired
+from ..repair.attach import repaired, sandbox_stop
 from .student import StudentFault, StudentFile
 from .submissions import Submission, result_stem
 
@@ -91,6 +91,8 @@ class GradingPlugin:
         self.recorded: dict[str, list[tuple[tuple, TestResult]]] = defaultdict(list)
         # student -> {test order: questions whose mistake explains that failed test} (ExplainedElsewhere)
         self.elsewhere: dict[str, dict[tuple, tuple[str, ...]]] = defaultdict(dict)
+        # (assignment, question) of the parts a check of which ended in a sandbox failure: no repair search there
+        self.stopped: dict[str, set[tuple[str, str]]] = defaultdict(set)
         self.open_files: dict[str, dict[str, StudentFile]] = {}
         self.finished = 0  # a count, not the results: memory must not grow with the class
         self.collect_only = False  # only learn the hidden tests' identities (see identities_of)
@@ -210,6 +212,8 @@ class GradingPlugin:
         order = (str(item.path), item.function.__code__.co_firstlineno)
         if status == FAILED and attempted and isinstance(error, ExplainedElsewhere):
             self.elsewhere[student][order] = error.questions
+        if status == FAILED and sandbox_stop(error):
+            self.stopped[student].add((identity["assignment"], identity["question"]))
         self.recorded[student].append((order, TestResult(score=score, status=status, output=output,
                                                          grader_detail=detail, attempted=attempted,
                                                          diagnoses=diagnoses if attempted else (), **identity)))
@@ -245,7 +249,8 @@ class GradingPlugin:
         recorded = sorted(self.recorded.pop(student, []), key=lambda pair: pair[0])
         tests = one_charge([test for _, test in recorded],
                            [self.elsewhere.get(student, {}).get(order) for order, _ in recorded])
-        tests = repaired(tests, self.items.get(student, []), handles, self.server)  # failed questions only
+        tests = repaired(tests, self.items.get(student, []), handles, self.server,  # failed questions only
+                         frozenset(self.stopped.pop(student, ())))
         self.elsewhere.pop(student, None)
         return StudentResult(student, tests, notes=notes, problems=problems, unreadable=unreadable,
                              printed=safe_text(printed, 16_384), isolation=self.server.isolation,
@@ -280,6 +285,7 @@ class GradingPlugin:
             tests.append(TestResult(score=0.0, status=GRADER_ERROR, output=output, grader_detail=detail, **identity))
         self.recorded.pop(student, None)
         self.elsewhere.pop(student, None)
+        self.stopped.pop(student, None)
         return StudentResult(student, tuple(tests), problems=(f"grader problem while recording this student: "
                                                               f"{type(problem).__name__}",),
                              isolation=self.server.isolation, fingerprint=self.fingerprints.get(student, ""))

@@ -77,6 +77,9 @@ class Context:
         self.unused_modules: list[str] = []
         self.forward_names: set[str] = set()
         self.parameters = {a.arg for n in ast.walk(root) if isinstance(n, ast.arguments) for a in n.args} - {"self"}
+        # the definition's own variables (not modules like torch or F): what a discarded result may be kept in
+        self.variables = self.parameters | {n.id for n in ast.walk(root) if isinstance(n, ast.Name)
+                                            and isinstance(n.ctx, ast.Store)}
         if isinstance(root, ast.ClassDef):
             attrs = sorted({n.attr for n in ast.walk(root) if isinstance(n, ast.Attribute)
                             and isinstance(n.value, ast.Name) and n.value.id == "self"})
@@ -94,6 +97,23 @@ class Context:
                 used = {n.attr for n in ast.walk(forward) if isinstance(n, ast.Attribute)}
                 self.unused_modules = sorted(made - used)
                 self.forward_names = {a.arg for a in forward.args.args if a.arg != "self"}
+
+
+def in_place(call: ast.Call) -> bool:
+    """`x.masked_fill_(...)`, `x.add_(...)`: a call whose result is its receiver, changed."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_") and not call.func.attr.endswith("__")
+
+
+def kept_names(call: ast.Call, variables: set[str]) -> list[str]:
+    """The variables a discarded call's result may have been meant for, at most three: its receiver
+    (`x.masked_fill(...)`), each variable passed to it (`apply_mask(scores, mask)`, `torch.softmax(scores, -1)`),
+    then any other the call reads (`torch.as_tensor(mask).bool()`), each once."""
+    found = []
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+        found.append(call.func.value.id)
+    found += [a.id for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name)]
+    found += [n.id for n in ast.walk(call) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return [name for name in dict.fromkeys(found) if name in variables and name != "self"][:3]
 
 
 def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[str, ast.AST | None, Mutate, str]]:
@@ -219,6 +239,10 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
             put("across-sum", ast.Call(node.left.func, [inner], []), "call-moved-across-sum")
     elif isinstance(node, ast.Compare) and len(node.ops) == 1:
         op = type(node.ops[0])
+        if op not in (ast.Is, ast.IsNot) and any(isinstance(c, ast.Constant) and c.value is None
+                                                 for c in [node.left, *node.comparators]):
+            for identity in (ast.IsNot, ast.Is):   # `mask != None` (on a tensor: elementwise) for `mask is not None`
+                put("compare", ast.Compare(node.left, [identity()], node.comparators), "comparison-with-none-to-is")
         if op in FLIPPED:
             put("compare", ast.Compare(node.left, [FLIPPED[op]()], node.comparators), "comparison-flipped")
         if op in NEIGHBOUR:
@@ -281,11 +305,9 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
                 for other in group:
                     if other != node.attr:
                         put("name", ast.Attribute(node.value, other, node.ctx), "module-swapped")
-    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
-            and isinstance(node.value.func.value, ast.Name) and not node.value.func.attr.endswith("_"):
-        target = node.value.func.value.id
-        new = ast.Assign([ast.Name(target, ast.Store())], node.value, lineno=node.lineno)
-        put("keep", new, "result-kept")
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and not in_place(node.value):
+        for target in kept_names(node.value, context.variables):   # `scores.masked_fill(...)`, `apply_mask(scores, m)`
+            put("keep", ast.Assign([ast.Name(target, ast.Store())], node.value, lineno=node.lineno), "result-kept")
     elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 2:
         put("order", ast.Return(ast.Tuple(node.value.elts[::-1], ast.Load())), "returned-pair-swapped")
     elif isinstance(node, ast.Return) and node.value is not None:

@@ -28,16 +28,16 @@ from ..diagnosis.compare import agree
 from ..diagnosis.probe import Probe, spec_shape
 from ..diagnosis.registry import EXACT_ZEROS, canonical, reference
 from . import candidates as edit_space  # the candidates of one definition, listed and made
+from .budget import Budget, budget_setting  # noqa: F401 - one student's budget
 from .edits import Edit, definition
 
 SINGLES = 96     # single edits tried per definition, at most
 PAIRS = 120      # pairs tried per definition, at most
 PAIR_POOL = 8    # each pair holds one of this many single edits (those that came closest to the right result)
 RAISED = 1e6      # how far from the right result a call that raised counts, for ranking pairs
-UNSCREENED = 12
-CONFIRMED = 3     # candidates run through the checks per phase, at most: each costs the part's whole grading  # candidates run through the checks when no wrong call can screen them (a gradient, say)
+UNSCREENED = 12   # candidates run through the checks when no wrong call can screen them (a gradient, say)
+CONFIRMED = 3     # candidates run through the checks per phase, at most: each costs the part's whole grading
 SWITCH = "ATTNKIT_REPAIR"   # "unnamed" (default), "all" or "off" (the bench's baseline): see mode()
-
 
 @dataclass(frozen=True)
 class Check:
@@ -53,6 +53,7 @@ class Repair:
     edits: tuple            # edit_space.Edit, in the order of the code
     checks: int            # the number of checks that now all pass
     tried: int             # candidates run
+    made_too: tuple = ()    # other parts' repairs made in the file first (repair/joint.py): these edits need them
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class NoRepair:
     tried: int
     singles: int           # single edits the definition has
     pairs: bool            # whether pairs were tried too
+    stopped: bool = False  # the student's budget ran out before every candidate planned was tried
 
 
 def mode() -> str:
@@ -101,7 +103,8 @@ def passes(handle: StudentFile, checks: list[Check]) -> bool:
 
 def pairs_of(near: list[Edit], singles: list[Edit]) -> list[tuple[Edit, ...]]:
     """Pairs of edits at two different places, one of them among `near` (the single edits that came closest to
-    the right result alone), the other any single edit, cheapest first."""
+    the right result alone), the other any single edit, in the order of `singles` (search: those that changed the
+    wrong calls' results first), the pairs of the earliest first."""
     found, seen = [], set()
     for rank_b, b in enumerate(singles):
         for rank_a, a in enumerate(near):
@@ -151,47 +154,68 @@ def right_result(probe: Probe) -> object:
 
 
 def search(server, source: SourceFile, question: str, checks: list[Check],
-           handle: StudentFile | None = None, pairs: bool = True) -> Repair | NoRepair | None:
+           handle: StudentFile | None = None, pairs: bool = True,
+           budget: Budget | None = None) -> Repair | NoRepair | None:
     """The first candidate, single edits before pairs (`pairs`: tried at all), that makes every check of
-    `question` pass; NoRepair when none in the budget does; None when the definition is not in the file (nothing
-    to edit). With the student's own `handle`, candidates are first screened on the calls whose result was wrong
-    (cheap: all of them in one child), and only those that get them right are run through the checks; pairs are
-    then made of the single edits that came closest to the right result there."""
+    `question` pass; NoRepair when none in the budget does (`stopped` when the student's `budget` ran out first);
+    None when the definition is not in the file (nothing to edit). With the student's own `handle`, candidates
+    are first screened on the calls whose result was wrong (cheap: all of them in one child), and only those that
+    get them right are run through the checks; pairs are then made of the single edits that came closest to the
+    right result there."""
     place = located(source, question)
     if place is None:
         return None
+    budget = budget or Budget()
     index, cell = place
     ordered = sorted(checks, key=lambda c: not c.failed)   # the failed checks first: most candidates fail there
     singles = edit_space.singles(cell, question)[:SINGLES]
     wrong = wrong_calls(handle, question) if handle is not None else []
-    tried = 0
-    near = singles[:PAIR_POOL]
+    tried, cut = 0, False
+    near, partners = singles[:PAIR_POOL], singles
     for phase in ("singles", "pairs"):
         if phase == "pairs" and not pairs:
             break
-        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(near, singles)
+        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(near, partners)
+        if not batch:
+            continue
+        if budget.spent():
+            cut = True
+            break
         if wrong:
-            screen = Screen(server, source, cell, question, batch, wrong)
+            cut = cut or len(batch) > budget.left
+            batch = batch[:budget.left]
+            screen = Screen(server, source, cell, question, batch, wrong, budget)
             try:
                 hopeful, closeness = screen.right(batch)
             finally:
                 screen.close()
             tried += len(batch)
+            budget.take(len(batch))
             if phase == "singles":   # pairs of the edits that came closest, each alone, to the right result
                 near = [c[0] for c in sorted((c for c in batch if c in closeness), key=lambda c: closeness[c])]
                 near = near[:PAIR_POOL]
+                # the other edit of a pair: first those that changed the wrong calls' results at all, cheapest first
+                partners = [c[0] for c in batch if c in screen.moved] + [c[0] for c in batch if c not in screen.moved]
         else:
-            hopeful = batch[:max(0, UNSCREENED - tried)]
+            wanted = max(0, UNSCREENED - tried)
+            cut = cut or min(wanted, len(batch)) > budget.left
+            hopeful = batch[:min(wanted, budget.left)]
             tried += len(hopeful)
+            budget.take(len(hopeful))
         for chosen in hopeful[:CONFIRMED]:
+            if budget.out_of_time():
+                break
             text = edit_space.apply(cell, question, list(chosen))
             if text is None:
                 continue
             edited = dataclasses.replace(source, cells=source.cells[:index] + (text,) + source.cells[index + 1:])
-            if confirmed(server, edited, ordered):
+            if confirmed(server, edited, ordered, budget):
                 return Repair(question, index, tuple(sorted(chosen, key=lambda e: (e.line, e.index))),
                               len(checks), tried)
-    return NoRepair(question, tried, len(singles), pairs)
+        if budget.out_of_time():   # a screen or a check cut short: what it did not answer was not tried
+            cut = True
+            break
+    return NoRepair(question, tried, len(singles), pairs, stopped=cut)
 
 
 class Screen:
@@ -200,7 +224,7 @@ class Screen:
     one (each is built, given the probe's parameters, and called)."""
 
     def __init__(self, server, source: SourceFile, cell: str, question: str, tried: list,
-                 wrong: list[tuple[Probe, object]]) -> None:
+                 wrong: list[tuple[Probe, object]], budget: Budget) -> None:
         self.wrong = wrong
         self.function = all(p.init is None and not p.params for p, _ in wrong)
         self.names: dict[tuple, str] = {}
@@ -215,7 +239,8 @@ class Screen:
                 text += (f"\n\n\ndef {name}__screened(*args, **kwargs):\n    try:\n        return {name}(*args, "
                          "**kwargs)\n    except Exception:\n        return None\n")
             cells.append(text)
-        self.file = StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(cells)))
+        self.moved: set = set()
+        self.file = budget.bound(StudentFile(server, dataclasses.replace(source, cells=source.cells + tuple(cells))))
         self.references = [right_result(p) for p, _ in wrong]
 
     def right(self, tried: list) -> tuple[list, dict]:
@@ -225,6 +250,7 @@ class Screen:
         every wrong call; a class's on the first, then on the others only while they are right."""
         alive = [c for c in tried if c in self.names]
         gains: dict = {c: [] for c in alive}
+        self.moved = set()   # the candidates whose result differs from the student's on some wrong call
         right = set(alive)
         for number, ((probe, own), reference) in enumerate(zip(self.wrong, self.references)):
             asked = alive if self.function or number == 0 else [c for c in alive if c in right]
@@ -233,6 +259,8 @@ class Screen:
             before = distance(own, reference, None)
             for c in asked:
                 output = outputs.get(self.names[c])
+                if output is not None and not same(output, own):
+                    self.moved.add(c)
                 gap = distance(output, reference, own)
                 if gap is not None:   # where the student's code raised, any answer of the right shape is progress
                     gains[c].append(gap - (before if before is not None else RAISED))
@@ -255,6 +283,17 @@ def distance(output: object, reference: object, own: object) -> float | None:
     if len(mine) == len(got) and all(m.shape == g.shape and torch.equal(m, g) for m, g in zip(mine, got)):
         return None
     return max((g.double() - w.double()).abs().nan_to_num(float("inf")).max().item() for g, w in zip(got, want))
+
+
+def same(output: object, own: object) -> bool:
+    """Whether a candidate's output is the student's own (every tensor equal, or both the same other value)."""
+    got, mine = tensors(output), tensors(own)
+    if got or mine:
+        return len(got) == len(mine) and all(g.shape == m.shape and torch.equal(g, m) for g, m in zip(got, mine))
+    try:
+        return bool(output == own)
+    except Exception:  # noqa: BLE001 - values that do not compare: not known to be the same
+        return False
 
 
 def tensors(value: object) -> list:
@@ -322,9 +361,9 @@ def output_of(screen: StudentFile, name: str, probe: Probe) -> object:
         return None
 
 
-def confirmed(server, source: SourceFile, checks: list[Check]) -> bool:
-    """The candidate passes every check, in a child of its own."""
-    handle = StudentFile(server, source)
+def confirmed(server, source: SourceFile, checks: list[Check], budget: Budget) -> bool:
+    """The candidate passes every check, in a child of its own (given no more time than the budget has left)."""
+    handle = budget.bound(StudentFile(server, source))
     try:
         return passes(handle, checks)
     finally:

@@ -73,6 +73,48 @@ def terminal(text: object) -> str:
     return visible(text, keep="\n")
 
 
+# --- Text with code in it ---------------------------------------------------------------------------------
+class Coded(str):
+    """A message the kit writes around pieces of code (a repair's `old` and `new`, which come from the student):
+    `parts` alternate prose and code, code at the odd places. As a plain str it reads with the code in backticks
+    (the terminal, the checks of a message's words); a renderer that has code spans shows the code as code,
+    escaped by its own rule like any text it did not write (markdown_lines, html_coded)."""
+
+    parts: tuple[str, ...]
+
+    def __new__(cls, *parts: str) -> "Coded":
+        made = super().__new__(cls, "".join(f"`{p}`" if i % 2 else p for i, p in enumerate(parts)))
+        made.parts = tuple(str(p) for p in parts)
+        return made
+
+    @classmethod
+    def joined(cls, lines: Iterable[str]) -> str:
+        """Lines joined by newlines, keeping the code of those that have it (a plain str if none has)."""
+        lines = list(lines)
+        if not any(isinstance(line, Coded) for line in lines):
+            return "\n".join(lines)
+        parts = [""]
+        for number, line in enumerate(lines):
+            more = line.parts if isinstance(line, Coded) else (str(line),)
+            parts[-1] += ("\n" if number else "") + more[0]
+            parts += more[1:] if len(more) % 2 else [*more[1:], ""]
+        return cls(*parts)
+
+    def lines(self) -> list[tuple[str, ...]]:
+        """The parts line by line (code never spans lines: it is shown on one)."""
+        found: list[list[str]] = [[]]
+        for index, part in enumerate(self.parts):
+            if index % 2:
+                found[-1].append(one_line(part))
+                continue
+            pieces = part.split("\n")
+            found[-1].append(pieces[0])
+            for piece in pieces[1:]:
+                found[-1].append("")      # the line ends with prose: an empty code part closes it
+                found.append([piece])
+        return [tuple(line[:-1] if len(line) % 2 == 0 and not line[-1] else line) for line in found]
+
+
 # --- Markdown ---------------------------------------------------------------------------------------------
 ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 ESCAPED = set("\\`*_[]~|$")  # backslash-escaped anywhere: code, emphasis, links, strike-through, tables, math
@@ -112,8 +154,27 @@ def markdown_text(text: object) -> str:
 
 
 def markdown_lines(text: object) -> list[str]:
-    """Multi-line text as Markdown lines, each escaped as `markdown_text` (for a block quote or paragraphs)."""
+    """Multi-line text as Markdown lines, each escaped as `markdown_text` (for a block quote or paragraphs); the
+    code of a Coded message as inline code spans."""
+    if isinstance(text, Coded):
+        return [markdown_coded(parts) for parts in text.lines()]
     return [markdown_text(line) for line in visible(text, keep="\n").split("\n")]
+
+
+def markdown_coded(parts: tuple[str, ...]) -> str:
+    """One line of prose and code (code at the odd places) as Markdown: the prose escaped as `markdown_text`
+    (the spaces between the pieces kept), the code as code spans."""
+    shown = []
+    for index, part in enumerate(parts):
+        if index % 2:
+            shown.append(markdown_code(part))
+            continue
+        lead, body, tail = re.fullmatch(r"( *)(.*?)( *)", one_line(part)).groups()
+        body = markdown_text(body) if body else ""
+        if index and body.startswith("\\") and body[1:2] in "".join(LINE_START):
+            body = body[1:]   # a line-start escape is needed at the start of a line only
+        shown.append((lead if index else "") + body + (tail if index + 1 < len(parts) else ""))
+    return "".join(shown)
 
 
 def markdown_block(text: object) -> list[str]:
@@ -135,6 +196,13 @@ def html_text(text: object) -> str:
     import html
 
     return html.escape(visible(text, keep="\n\t"), quote=True)
+
+
+def html_coded(text: object) -> str:
+    """Text for an HTML element, the code of a Coded message in <code> elements (escaped as any text)."""
+    if not isinstance(text, Coded):
+        return html_text(text)
+    return "".join(f"<code>{html_text(one_line(p))}</code>" if i % 2 else html_text(p) for i, p in enumerate(text.parts))
 
 
 # --- CSV --------------------------------------------------------------------------------------------------

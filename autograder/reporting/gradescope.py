@@ -18,7 +18,7 @@ from ..quiz.outcome import REVIEWED
 from ..results import FAILED, GRADER_ERROR, PASSED, QuizResult, StudentResult, safe_text
 from ..sandbox.isolation import notice
 from .blank import blank_assignments, student_line
-from .escape import markdown_paragraphs, one_line
+from .escape import Coded, markdown_paragraphs, one_line
 from .explain import count, failure_lines, label, plan_explanations, points
 from .feedback import arrival_line
 
@@ -36,7 +36,7 @@ def results_json(result: StudentResult, release: KeyRelease | None = None, arriv
             "score": t.score,
             "max_score": t.max_score,
             "status": "passed" if t.status == PASSED else "failed",  # a failed zero-point flag is not "passed"
-            "output": "\n".join(failure_lines(t, plan, show_edit=False)) if t.status == FAILED else t.output,
+            "output": Coded.joined(failure_lines(t, plan, show_edit=False)) if t.status == FAILED else t.output,
             "visibility": t.visibility,
             "tags": list(t.tags),
         }

@@ -5,28 +5,49 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..results import FAILED, StudentResult, TestResult
+from .escape import Coded
 
 
 def repair_lines(test: TestResult, show_edit: bool = True) -> list[str]:
     """Lines for the check that carries a question's repair search. `show_edit`: the edit itself (feedback); else
-    only where it is (Gradescope, read while the student may still hand in again)."""
-    question, fixes = test.question, test.repair
-    if len(fixes) == 1:
-        fix = fixes[0]
-        if show_edit:
-            return [f"Fix found: on {fix.where}, `{fix.old}` → `{fix.new}` makes every check of {question} pass."]
-        return [f"Fix found: one change on {fix.where} makes every check of {question} pass."]
-    if len(fixes) == 2:
-        first, second = fixes
-        if show_edit:
-            return [f"Fix found: two edits together make every check of {question} pass: on {first.where}, "
-                    f"`{first.old}` → `{first.new}`; and on {second.where}, `{second.old}` → `{second.new}`. "
-                    "Neither alone does."]
-        return [f"Fix found: two changes together, on {first.where} and on {second.where}, make every check of "
-                f"{question} pass. Neither alone does."]
+    only where it is (Gradescope, read while the student may still hand in again). Each line is a Coded message:
+    the student's code in it is shown as code wherever the output has code spans, escaped like any of their text.
+    Edits of another part (`Fix.part`: a callee's repair this one needs) are named first, as made too."""
+    question = test.question
+    others = [f for f in test.repair if f.part]
+    own = [f for f in test.repair if not f.part]
+    if own and len(own) <= 2:
+        parts: list[str] = ["Fix found: "]
+        if others:
+            parts[-1] += f"with the fix found for {', '.join(dict.fromkeys(f.part for f in others))} made too ("
+            for number, fix in enumerate(others):
+                if show_edit:
+                    parts[-1] += ("; " if number else "") + f"on {fix.where}, "
+                    parts += [fix.old, " → ", fix.new, ""]
+                else:
+                    parts[-1] += ("; " if number else "") + f"on {fix.where}"
+            parts[-1] += "), "
+        if len(own) == 1 and not show_edit:
+            parts[-1] += f"one change on {own[0].where} makes every check of {question} pass."
+        elif len(own) == 1:
+            parts[-1] += f"on {own[0].where}, "
+            parts += [own[0].old, " → ", own[0].new, f" makes every check of {question} pass."]
+        elif not show_edit:
+            parts[-1] += (f"two changes together, on {own[0].where} and on {own[1].where}, make every check of "
+                          f"{question} pass. Neither alone does.")
+        else:
+            parts[-1] += f"two edits together make every check of {question} pass: on {own[0].where}, "
+            parts += [own[0].old, " → ", own[0].new, f"; and on {own[1].where}, ", own[1].old, " → ", own[1].new,
+                      ". Neither alone does."]
+        return [Coded(*parts)]
+    if test.repair_stopped:
+        return [Coded("The search for a small edit of your ", question, " that makes every check pass stopped at its "
+                      f"limit after {test.repair_tried} edits, before trying them all; what the checks saw is stated "
+                      "above.")]
     if test.repair_tried:
-        return [f"No small edit of your `{question}` was found that makes every check pass ({test.repair_tried} "
-                "edits of one or two places were tried); what the checks saw is stated above."]
+        return [Coded("No small edit of your ", question, " was found that makes every check pass "
+                      f"({test.repair_tried} edits of one or two places were tried); what the checks saw is stated "
+                      "above.")]
     return []
 
 
@@ -44,7 +65,7 @@ def repairs_by_edit(results: list[StudentResult]) -> list[RepairCount]:
     for result in results:
         for test in result.tests:
             if test.status == FAILED and test.repair:
-                for fix in test.repair:
+                for fix in (f for f in test.repair if not f.part):   # another part's edit is counted there
                     if result.student_id not in students.setdefault(fix.edit, []):
                         students[fix.edit].append(result.student_id)
                     if test.question not in questions.setdefault(fix.edit, []):
