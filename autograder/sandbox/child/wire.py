@@ -41,6 +41,10 @@ _CONTIGUOUS = numpy.ascontiguousarray
 _SHA256 = hashlib.sha256
 _FLOAT64 = torch.float64
 _ISINSTANCE, _LIST, _STR, _LEN = isinstance, list, str, len
+_TYPE, _DICT, _TUPLE, _FLOAT, _ISFINITE = type, dict, tuple, float, math.isfinite
+_PLAIN = frozenset((int, bool, type(None)))  # exact types sent as they are, whatever their value
+_JSON_LEAVES = frozenset((str, int, float, bool, type(None)))  # what JSON decodes to besides dict and list
+ITEM_BYTES = {dtype: torch.empty((), dtype=dtype).element_size() for dtype in DTYPES.values()}
 
 
 def values(tensor: torch.Tensor) -> tuple[str, numpy.ndarray]:
@@ -74,15 +78,37 @@ def encode(message: object) -> bytes:
     chunks: list[bytes] = []
     offset = 0
 
-    def walk(value):
+    def tensor(value):
         nonlocal offset
+        name, array = values(value)
+        raw = _CONTIGUOUS(array).tobytes()
+        tensors.append({"dtype": name, "shape": _LIST(array.shape), "offset": offset})
+        chunks.append(raw)
+        offset += _LEN(raw)
+        return {"$tensor": _LEN(tensors) - 1}
+
+    def text(value):
+        nonlocal offset
+        raw = value.encode("utf-8", "surrogatepass")
+        chunks.append(raw)
+        offset += _LEN(raw)
+        return {"$text": [offset - _LEN(raw), _LEN(raw)]}
+
+    def walk(value):
+        # Exact built-in types first (nearly every node of a message): the same answer as the checks below
+        # give them, without a call per leaf. Subclasses, tensors and anything else take the checks below.
+        kind = _TYPE(value)
+        if kind is _DICT:
+            return {(k if _TYPE(k) is _STR else _STR(k)): (v if _TYPE(v) in _PLAIN else walk(v))
+                    for k, v in value.items()}
+        if kind is _LIST or kind is _TUPLE:
+            return [v if _TYPE(v) in _PLAIN else walk(v) for v in value]
+        if kind is _STR:
+            return value if _LEN(value) <= LONG_TEXT else text(value)
+        if kind is _FLOAT:
+            return value if _ISFINITE(value) else {"$float": repr(value)}
         if _ISINSTANCE(value, _TENSOR):
-            name, array = values(value)
-            raw = _CONTIGUOUS(array).tobytes()
-            tensors.append({"dtype": name, "shape": _LIST(array.shape), "offset": offset})
-            chunks.append(raw)
-            offset += len(raw)
-            return {"$tensor": len(tensors) - 1}
+            return tensor(value)
         if isinstance(value, dict):
             return {str(k): walk(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
@@ -90,18 +116,15 @@ def encode(message: object) -> bytes:
         if isinstance(value, float) and not math.isfinite(value):
             return {"$float": repr(value)}
         if isinstance(value, str) and len(value) > LONG_TEXT:
-            raw = value.encode("utf-8", "surrogatepass")
-            chunks.append(raw)
-            offset += len(raw)
-            return {"$text": [offset - len(raw), len(raw)]}
+            return text(value)
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         raise TypeError(f"cannot send a {type(value).__name__}")
 
     body = walk(message)
-    header = json.dumps({"body": body, "tensors": tensors}).encode()
-    payload = b"".join(chunks)
-    return _LENGTHS.pack(len(header), len(payload)) + header + payload
+    # compact, and no cycle check: walk built `body` afresh, so it has none
+    header = json.dumps({"body": body, "tensors": tensors}, separators=(",", ":"), check_circular=False).encode()
+    return b"".join([_LENGTHS.pack(len(header), offset), header, *chunks])
 
 
 def decode(header_bytes: bytes, payload: bytes) -> object:
@@ -115,22 +138,29 @@ def decode(header_bytes: bytes, payload: bytes) -> object:
         raise WireError("tensor table is not a list")
     tensors = [_tensor(spec, payload) for spec in specs]
 
+    def special(value: dict):
+        key, inner = next(iter(value.items()))
+        if key == "$tensor":
+            if not isinstance(inner, int) or not 0 <= inner < len(tensors):
+                raise WireError("bad tensor reference")
+            return tensors[inner]
+        if key == "$float":
+            if inner not in ("nan", "inf", "-inf"):
+                raise WireError("bad float")
+            return float(inner)
+        if key == "$text":
+            return _text(inner, payload)
+        return {key: walk(inner)}
+
     def walk(value):
-        if isinstance(value, dict):
-            if set(value) == {"$tensor"}:
-                index = value["$tensor"]
-                if not isinstance(index, int) or not 0 <= index < len(tensors):
-                    raise WireError("bad tensor reference")
-                return tensors[index]
-            if set(value) == {"$float"}:
-                if value["$float"] not in ("nan", "inf", "-inf"):
-                    raise WireError("bad float")
-                return float(value["$float"])
-            if set(value) == {"$text"}:
-                return _text(value["$text"], payload)
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
+        # JSON gives exact types: a leaf (str, number, bool, None) is its own value, without a call of its own
+        kind = type(value)
+        if kind is dict:
+            if len(value) == 1:
+                return special(value)
+            return {k: (v if type(v) in _JSON_LEAVES else walk(v)) for k, v in value.items()}
+        if kind is list:
+            return [v if type(v) in _JSON_LEAVES else walk(v) for v in value]
         return value
 
     try:
@@ -158,13 +188,14 @@ def _tensor(spec: object, payload: bytes) -> torch.Tensor:
         raise WireError(f"bad tensor description {str(spec)[:80]}") from None
     if len(shape) > 8 or any(n < 0 or n > 1 << 40 for n in shape) or offset < 0:
         raise WireError("bad tensor shape")
-    nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+    nbytes = math.prod(shape) * ITEM_BYTES[dtype]
     if offset + nbytes > len(payload):
         raise WireError("tensor runs past the end of the message")
     try:
         if nbytes == 0:
             return torch.empty(shape, dtype=dtype)
-        flat = torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=dtype)
+        # one copy, the tensor's own memory: no two tensors of a message share any
+        flat = torch.frombuffer(bytearray(memoryview(payload)[offset:offset + nbytes]), dtype=dtype)
         return flat.reshape(shape)
     except (RuntimeError, OverflowError, ValueError, TypeError) as exc:  # torch refusing a shape
         raise WireError(f"bad tensor shape ({type(exc).__name__})") from None
