@@ -38,8 +38,8 @@ def copy(names, target: Path) -> None:
 
 def beside_each_notebook(student: Path, folder_of=lambda assignment: assignment) -> None:
     """One folder per assignment, its code and the quiz of its lesson inside."""
-    for assignment, quiz in platforms.QUIZ_BESIDE.items():
-        copy([n for n in CODE_FILES if n.startswith(assignment)] + [quiz], student / folder_of(assignment))
+    for assignment, quizzes in platforms.quiz_beside().items():
+        copy([n for n in CODE_FILES if n.startswith(assignment)] + quizzes, student / folder_of(assignment))
 
 
 def one_student_class(root: Path, build) -> Path:
@@ -53,7 +53,7 @@ LAYOUTS = {
     "handout quizzes folder": lambda s: (copy(CODE_FILES, s), copy(QUIZ_FILES, s / "quizzes")),
     "handout per-assignment folders": lambda s: beside_each_notebook(s / "attention-kit"),
     "assignment folders": beside_each_notebook,
-    "folders named by the course": lambda s: beside_each_notebook(s, {AS: "week3", SHA: "week4"}.get),
+    "folders named by the course": lambda s: beside_each_notebook(s, lambda a: f"week{3 + ASSIGNMENTS.index(a)}"),
     "one folder down": lambda s: copy(CODE_FILES + QUIZ_FILES, s / "ada-work"),
     "an answers folder beside the code": lambda s: (copy(CODE_FILES, s), copy(QUIZ_FILES, s / "answers")),
 }
@@ -99,7 +99,7 @@ def test_nbgrader_course_root(tmp_path, quizzes, layout, zipped):
     if layout == "flat folder":
         platforms.nbgrader_course(course, source)
     else:
-        ids = {AS: AS, SHA: SHA} if layout == "assignment folders" else {AS: "ps1", SHA: "ps2"}
+        ids = {a: a if layout == "assignment folders" else f"ps{n}" for n, a in enumerate(ASSIGNMENTS, 1)}
         platforms.nbgrader_course(course, source, per_assignment=ids)
     submitted = course
     if zipped:
