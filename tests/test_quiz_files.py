@@ -196,9 +196,9 @@ def test_nbgrader_due_dates_say_who_was_late_and_extensions_count_as_nbgrader_co
     source = tmp_path / "class"
     for person in ("ada", "alan", "barbara lee"):  # timestamps 10:00, 10:01, 10:02 on 2026-11-30 (UTC)
         shutil.copytree(paths.DEMO_CLASS_DIR / person, source / person)
-    ids = {AS: "ps1", SHA: "ps2"}
-    course = platforms.nbgrader_course(tmp_path / "course", source, per_assignment=ids, database=True,
-                                       due={"ps1": "2026-11-30 10:00:30.000000", "ps2": "2026-12-01 00:00:00"},
+    ids = {a: f"ps{n}" for n, a in enumerate(ASSIGNMENTS, 1)}  # ps1: the first assignment; later ones due later
+    due = {"ps1": "2026-11-30 10:00:30.000000", **{ps: "2026-12-01 00:00:00" for ps in list(ids.values())[1:]}}
+    course = platforms.nbgrader_course(tmp_path / "course", source, per_assignment=ids, database=True, due=due,
                                        extensions={("barbara lee", "ps1"): 2})
     found = import_class(course, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
     # barbara lee's ps1 came at 10:02, after ps1's due date but within her two hours' extension: on time
