@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 NEW_COURSE = ROOT / "tests" / "new_course"
 ADDED = {"source/temperature.py": "temperature.py", "quizzes/temperature.yaml": "temperature.yaml"}
 
-# The engine: reading submissions, grading a class, the gradebook, canvas.csv / Moodle / Gradescope outputs,
-# parts, the class report, the handout and its release, course discovery.
+# The engine: reading submissions (every platform's layout, zips, times), grading a class, the gradebook,
+# canvas.csv / Moodle / Gradescope outputs and the Gradescope zip as deployed, parts, the class report and every
+# renderer's escaping, the handout and its release, course discovery.
 ENGINE_MODULES = (
     "tests/test_course_parts.py",
     "tests/test_submissions.py",
@@ -44,6 +45,13 @@ ENGINE_MODULES = (
     "tests/test_grade_command.py",
     "tests/test_truthful_words.py",
     "tests/test_generated.py",
+    "tests/test_gradescope.py",
+    "tests/test_class_of_30.py",
+    "tests/test_escaping.py",
+    "tests/test_escaping_arrival.py",
+    "tests/test_times.py",
+    "tests/test_zip_names.py",
+    "tests/test_fault_wall.py",
 )
 LEFT_BEHIND = (".venv", ".git", "out", "dist", "build", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
 
