@@ -10,7 +10,7 @@ DUE ?=
 N ?= 200
 PARTS ?=
 
-.PHONY: help setup test grade review assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
+.PHONY: course-shape help setup test grade review assignments check-assignments release gradescope bench bench-startup bench-empty bench-review bench-tests bench-watch \
         sweep mutants sandbox-tools browser-tools clean quiz-learn bench-learn \
         report-screenshots
 
@@ -34,6 +34,7 @@ help:
 	@echo "make bench-watch                  what the kernel watch costs one probe, and what a dispatch-level mode would"
 	@echo "make sweep [SEEDS=200]            every hidden test on SEEDS seeds: reference and catalogue"
 	@echo "make mutants                      mutation testing of the hidden graders (kill rate, survivors)"
+	@echo "make course-shape                 the engine's own tests on a copy of the course with a third assignment (~6 min)"
 
 # torch's CPU build from PyTorch's CPU index when it answers (as the Gradescope image does); otherwise the
 # pinned version from pip's configured index (a local CPU wheel, or PyPI's, which is the CUDA build on Linux).
@@ -159,3 +160,9 @@ COSMIC_RAY := cosmic-ray==8.7.0
 mutants: setup
 	$(PY) -c "import cosmic_ray" 2> /dev/null || $(PY) -m pip install --quiet $(COSMIC_RAY)
 	$(PY) bench/mutants.py
+
+# The engine's own test modules (bench/course_shape.py: ENGINE_MODULES) in a copy of the kit with the third
+# assignment of tests/new_course/ added: minutes, so not part of `make test` (which checks that those modules
+# write no course's parts down: tests/test_engine_tests_course_free.py).
+course-shape: setup
+	$(PY) bench/course_shape.py

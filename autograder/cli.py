@@ -325,6 +325,20 @@ def review(out: Path, file_only: bool, no_open: bool, port: int) -> None:
     show(f"To apply the decisions, {regrade}.", soft_wrap=True)
 
 
+def check_quizzes_in_full() -> None:
+    """Every quiz checked as `python -m autograder.quiz check` checks it, code answers run in the sandbox (a code
+    misconception that computes the key would score a right answer 0): a contradiction is refused before any
+    file is written. A quiz whose text passed this check before is not run again (quiz/checked.py)."""
+    from .quiz import QuizFormatError, load_quizzes
+
+    if not paths.QUIZZES_DIR.is_dir():
+        return
+    try:
+        load_quizzes(paths.QUIZZES_DIR, code=True)
+    except QuizFormatError as exc:
+        refuse(str(exc))
+
+
 @main.command()
 @click.option("--check", is_flag=True, help="Only report generated files that are out of date.")
 def assignments(check: bool) -> None:
@@ -337,6 +351,7 @@ def assignments(check: bool) -> None:
         course_assignments()  # the course file read before anything is written: a broken one is refused whole
     except CourseError as exc:
         refuse(f"{exc}.")
+    check_quizzes_in_full()
     try:
         if check:
             stale = stale_files()

@@ -132,9 +132,27 @@ def gradescope_export(target: Path, source: Path = paths.DEMO_CLASS_DIR, ruby_ke
     return target
 
 
-# Which lesson's quiz goes with which assignment: in a course with one nbgrader assignment per notebook, a
-# student hands each quiz in beside its notebook.
-QUIZ_BESIDE = {"attention_scores": "quiz_attention_score.yaml", "single_head_attention": "quiz_attention.yaml"}
+def quiz_beside() -> dict[str, list[str]]:
+    """{assignment: the quiz answer files a student hands in beside its notebook} for whatever the course holds
+    (in a course with one nbgrader assignment per notebook, each quiz goes beside its lesson's notebook): each quiz
+    once, the closest names paired first, one quiz per assignment while there are assignments without one (this
+    course: quiz_attention_score.yaml beside attention_scores, quiz_attention.yaml beside single_head_attention)."""
+    from difflib import SequenceMatcher
+
+    from autograder.course import quiz_ids
+
+    assignments, quizzes = list(paths.ASSIGNMENTS), list(quiz_ids())
+    like = lambda quiz, assignment: SequenceMatcher(None, quiz, assignment).ratio()  # noqa: E731
+    beside: dict[str, list[str]] = {a: [] for a in assignments}
+    pairs = sorted(((like(q, a), q, a) for q in quizzes for a in assignments), key=lambda p: -p[0])
+    placed: set[str] = set()
+    for _, quiz, assignment in pairs:
+        if quiz not in placed and not beside[assignment]:
+            beside[assignment].append(f"quiz_{quiz}.yaml")
+            placed.add(quiz)
+    for quiz in (q for q in quizzes if q not in placed):
+        beside[max(assignments, key=lambda a: like(quiz, a))].append(f"quiz_{quiz}.yaml")
+    return beside
 
 
 def nbgrader_database(path: Path, students: list[str], due: dict[str, str] | None = None,
@@ -176,7 +194,7 @@ def nbgrader_course(target: Path, source: Path = paths.DEMO_CLASS_DIR, assignmen
     """A course root: submitted/<student>/<assignment>/... with timestamp.txt, beside nbgrader's own parts.
     `per_assignment` ({kit assignment: nbgrader assignment id}): one nbgrader assignment per notebook
     instead, each folder holding its notebook or .py, under whatever name the student gave it
-    (`Attention_Scores (1).py` included), and the quiz file of its lesson (QUIZ_BESIDE).
+    (`Attention_Scores (1).py` included), and the quiz files of its lesson (quiz_beside()).
     `database`: a gradebook.db that knows the students, with `due` dates ({assignment id: "YYYY-MM-DD
     HH:MM:SS"}, UTC) and `extensions` (else a file that is no database). The n-th student's timestamps say
     2026-11-30 10:0n UTC, unless `stamps` ({(student, assignment id): time}) says otherwise."""
@@ -199,11 +217,12 @@ def nbgrader_course(target: Path, source: Path = paths.DEMO_CLASS_DIR, assignmen
             shutil.copytree(folder, inner)
             (inner / "timestamp.txt").write_text(stamp, encoding="utf-8")
             continue
+        beside = quiz_beside()
         for kit, name in per_assignment.items():
             inner = target / "submitted" / folder.name / name
             inner.mkdir(parents=True)
             for file in folder.iterdir():
-                if assignment_of(file.name) == kit or file.name == QUIZ_BESIDE[kit]:
+                if assignment_of(file.name) == kit or file.name in beside[kit]:
                     shutil.copyfile(file, inner / file.name)
             (inner / "timestamp.txt").write_text((stamps or {}).get((folder.name, name), stamp), encoding="utf-8")
     return target

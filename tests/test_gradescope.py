@@ -142,7 +142,8 @@ def test_untouched_handout_scores_zero(autograder_root):
     data, _ = run_autograder(autograder_root, {f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS})
     assert sum(t["score"] for t in code_tests(data)) == 0
     shown = shown_text(data["output"])  # as Gradescope renders it (Markdown)
-    assert shown.count("You handed in the blank handout of attention_scores and single_head_attention") == 1
+    *others, last = paths.ASSIGNMENTS
+    assert shown.count(f"You handed in the blank handout of {', '.join(others)} and {last}") == 1
     assert "Fill in each raise NotImplementedError(...) line" in shown  # the code span renders as code
 
 

@@ -32,10 +32,17 @@ def digests(root: Path) -> dict[str, str]:
             if p.is_file() and "__pycache__" not in p.parts}
 
 
+def environment(root: Path, home: Path) -> dict[str, str]:
+    """The copy's engine, a home of its own, and one quiz-check cache for the module's copies (quiz/checked.py: a
+    quiz text checked in full once is not run in the sandbox again)."""
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "PYTHONPATH": str(root), "COLUMNS": "400",
+            "ATTNKIT_CACHE": str(root.parent / "quiz-cache")}
+
+
 def kit(root: Path, *args: str) -> subprocess.CompletedProcess:
     """The copy's own command line (its engine, not this checkout's)."""
     run = subprocess.run([sys.executable, "-m", "autograder.cli", *args], cwd=root, capture_output=True, text=True,
-                         env={"PATH": "/usr/bin:/bin", "HOME": str(root.parent), "PYTHONPATH": str(root)}, timeout=900)
+                         env=environment(root, root.parent), timeout=900)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     return run
 
@@ -166,10 +173,32 @@ def test_a_spec_whose_mistake_no_check_catches_is_refused_before_anything_is_wri
     master.write_text(master.read_text(encoding="utf-8").replace('"T_k": [1, 16]', '"T_k": [1, 1]'), encoding="utf-8")
     before = digests(copy)
     run = subprocess.run([sys.executable, "-m", "autograder.cli", "assignments"], cwd=copy, capture_output=True,
-                         text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(copy),
-                                         "COLUMNS": "400"}, timeout=600)
+                         text=True, env={**environment(copy, tmp_path), "ATTNKIT_CACHE": str(root.parent / "quiz-cache")},
+                         timeout=600)
     assert run.returncode == 2, run.stdout + run.stderr
     assert (run.stdout + run.stderr).strip() == (f"{NAME}.py: mistake temperature-multiplied of sharpen gives the reference's results "
                                   "on every one of its edges probes, so no check can catch it: choose another edit or "
                                   "widen the spec."), run.stdout + run.stderr
+    assert digests(copy) == before
+
+
+def test_a_quiz_whose_code_misconception_computes_the_key_is_refused_before_anything_is_written(course, tmp_path):
+    """`attnkit assignments` runs the quiz checker's sandbox check of code answers (`python -m autograder.quiz
+    check`): a misconception written otherwise than the key but computing it would score a right answer 0."""
+    root, _, _ = course
+    copy = tmp_path / "kit"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("dist", "__pycache__"))
+    quiz = copy / "quizzes" / f"{QUIZ}.yaml"
+    key = 'code: {answer: "torch.softmax(scores / tau, dim=-1)"'
+    text = quiz.read_text(encoding="utf-8")
+    assert text.count(key) == 1
+    quiz.write_text(text.replace(key, 'misconceptions: [{answer: "torch.softmax(scores * (1 / tau), dim=-1)", '
+                                      'says: "multiplied by the inverse"}]\n    ' + key), encoding="utf-8")
+    before = digests(copy)
+    run = subprocess.run([sys.executable, "-m", "autograder.cli", "assignments"], cwd=copy, capture_output=True,
+                         text=True, env={**environment(copy, tmp_path), "ATTNKIT_CACHE": str(root.parent / "quiz-cache")},
+                         timeout=600)
+    said = " ".join((run.stdout + run.stderr).split())
+    assert run.returncode == 2, said
+    assert "question t-05" in said and "compute the same tensors" in said and "Traceback" not in said, said
     assert digests(copy) == before

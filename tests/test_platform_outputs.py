@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from autograder import paths
+from autograder.course import quiz_ids
 from autograder.cli import main
 from tests import platforms
 from tests.classroom import stub_text, write_class
@@ -78,7 +79,7 @@ def test_canvas_csv_carries_canvas_user_ids(canvas):
     for user, row in rows.items():
         student = platforms.canvas_name(platforms.PEOPLE[people[user]][0])
         assert row["Student"] == student
-        pending = [q for q in ("quiz attention", "quiz attention_score") if row[q] == ""]
+        pending = [q for q in quiz_ids() if row[f"quiz {q}"] == ""]
         assert bool(pending) == (waiting[student]["pending"] != "0")  # blank exactly while review is pending
     assert "canvas.csv: Canvas's Test Student left out" in said
     assert not (out / "moodle.csv").exists()  # a Canvas download has no e-mails to match on

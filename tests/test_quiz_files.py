@@ -38,8 +38,8 @@ def copy(names, target: Path) -> None:
 
 def beside_each_notebook(student: Path, folder_of=lambda assignment: assignment) -> None:
     """One folder per assignment, its code and the quiz of its lesson inside."""
-    for assignment, quiz in platforms.QUIZ_BESIDE.items():
-        copy([n for n in CODE_FILES if n.startswith(assignment)] + [quiz], student / folder_of(assignment))
+    for assignment, quizzes in platforms.quiz_beside().items():
+        copy([n for n in CODE_FILES if n.startswith(assignment)] + quizzes, student / folder_of(assignment))
 
 
 def one_student_class(root: Path, build) -> Path:
@@ -53,7 +53,7 @@ LAYOUTS = {
     "handout quizzes folder": lambda s: (copy(CODE_FILES, s), copy(QUIZ_FILES, s / "quizzes")),
     "handout per-assignment folders": lambda s: beside_each_notebook(s / "attention-kit"),
     "assignment folders": beside_each_notebook,
-    "folders named by the course": lambda s: beside_each_notebook(s, {AS: "week3", SHA: "week4"}.get),
+    "folders named by the course": lambda s: beside_each_notebook(s, lambda a: f"week{3 + ASSIGNMENTS.index(a)}"),
     "one folder down": lambda s: copy(CODE_FILES + QUIZ_FILES, s / "ada-work"),
     "an answers folder beside the code": lambda s: (copy(CODE_FILES, s), copy(QUIZ_FILES, s / "answers")),
 }
@@ -99,7 +99,7 @@ def test_nbgrader_course_root(tmp_path, quizzes, layout, zipped):
     if layout == "flat folder":
         platforms.nbgrader_course(course, source)
     else:
-        ids = {AS: AS, SHA: SHA} if layout == "assignment folders" else {AS: "ps1", SHA: "ps2"}
+        ids = {a: a if layout == "assignment folders" else f"ps{n}" for n, a in enumerate(ASSIGNMENTS, 1)}
         platforms.nbgrader_course(course, source, per_assignment=ids)
     submitted = course
     if zipped:
@@ -196,9 +196,9 @@ def test_nbgrader_due_dates_say_who_was_late_and_extensions_count_as_nbgrader_co
     source = tmp_path / "class"
     for person in ("ada", "alan", "barbara lee"):  # timestamps 10:00, 10:01, 10:02 on 2026-11-30 (UTC)
         shutil.copytree(paths.DEMO_CLASS_DIR / person, source / person)
-    ids = {AS: "ps1", SHA: "ps2"}
-    course = platforms.nbgrader_course(tmp_path / "course", source, per_assignment=ids, database=True,
-                                       due={"ps1": "2026-11-30 10:00:30.000000", "ps2": "2026-12-01 00:00:00"},
+    ids = {a: f"ps{n}" for n, a in enumerate(ASSIGNMENTS, 1)}  # ps1: the first assignment; later ones due later
+    due = {"ps1": "2026-11-30 10:00:30.000000", **{ps: "2026-12-01 00:00:00" for ps in list(ids.values())[1:]}}
+    course = platforms.nbgrader_course(tmp_path / "course", source, per_assignment=ids, database=True, due=due,
                                        extensions={("barbara lee", "ps1"): 2})
     found = import_class(course, tmp_path / "stage", ASSIGNMENTS, shipped_stubs())
     # barbara lee's ps1 came at 10:02, after ps1's due date but within her two hours' extension: on time

@@ -124,7 +124,7 @@ def add_links(root: Path) -> None:
     (root / "notes.txt").write_text("not a student", encoding="utf-8")
     (root / "zipped").mkdir()
     with zipfile.ZipFile(root / "zipped" / "my work.zip", "w") as archive:
-        for a in (AS, SHA):
+        for a in paths.ASSIGNMENTS:
             archive.writestr(f"my work/{a}.py", solution_text(a))
     (root / "zip bomb").mkdir()
     hostile_zip(root / "zip bomb" / "work.zip", "bomb")
@@ -139,7 +139,7 @@ def graded(tmp_path_factory):
     write_class(root / "class", bad_class())
     add_links(root / "class")
     results = grade(root / "class", root / "out", warn=WARNINGS.append)
-    for assignment in (AS, SHA):
+    for assignment in paths.ASSIGNMENTS:
         MAX[assignment] = points(results["empty"], assignment)[1]
     write_outputs(root / "out", list(results.values()))
     return root, results

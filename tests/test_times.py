@@ -42,13 +42,13 @@ def test_every_form_is_shown_one_way_in_utc(moment, form):
 def test_an_nbgrader_course_shows_its_times_one_way(tmp_path_factory, forms, moments):
     course = tmp_path_factory.mktemp("nb") / "course"
     students = sorted(p.name for p in paths.DEMO_CLASS_DIR.iterdir() if p.is_dir())
+    parts = {a: f"hw{n}" for n, a in enumerate(paths.ASSIGNMENTS, 1)}  # one nbgrader assignment per notebook
     stamps = {(s, part): FORMS[form](when) for s, form, when in zip(students, forms, moments)
-              for part in ("hw1", "hw2")}
-    platforms.nbgrader_course(course, per_assignment={"attention_scores": "hw1", "single_head_attention": "hw2"},
-                              database=True, due={"hw1": "2026-11-30 11:00:00", "hw2": "2026-11-30 12:00:00"},
-                              stamps=stamps)
+              for part in parts.values()}
+    due = {part: f"2026-11-30 {min(10 + n, 23)}:00:00" for n, part in enumerate(parts.values(), 1)}
+    platforms.nbgrader_course(course, per_assignment=parts, database=True, due=due, stamps=stamps)
     found = import_class(course, course.parent / "stage", list(paths.ASSIGNMENTS), shipped_stubs())
-    zoneless = 2 * sum(form.startswith("no zone") for form in forms)
+    zoneless = len(parts) * sum(form.startswith("no zone") for form in forms)
     said = found.summary.count("without a time zone, taken as UTC")
     assert said == (1 if zoneless else 0)
     if zoneless:

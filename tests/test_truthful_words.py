@@ -25,8 +25,8 @@ def graded(tmp_path_factory):
     classdir = write_class(base / "class", {
         "blank": {f"{a}.py": stub_text(a) for a in paths.ASSIGNMENTS},          # the handout, untouched
         "half": {"attention_scores.py": solution_text("attention_scores"), "quiz_attention.yaml": TF_WRONG},
-        "broken": {"attention_scores.py": b"\x00\x01\x02binary", **{
-            "single_head_attention.py": solution_text("single_head_attention")}},
+        "broken": {"attention_scores.py": b"\x00\x01\x02binary", **{  # every other assignment handed in
+            f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS if a != "attention_scores"}},
         "full": {f"{a}.py": solution_text(a) for a in paths.ASSIGNMENTS},
     })
     out = base / "out"
@@ -69,7 +69,8 @@ def test_a_blank_handout_is_one_line_to_the_student_and_one_entry_for_the_teache
     assert "not implemented yet" not in feedback
     assert feedback.count("You handed in the blank handout") == 1
     entries = [e for e in attention_entries(summary) if e.startswith("blank:")]
-    assert entries == ["blank: blank handout: attention_scores and single_head_attention handed in as "
+    *others, last = paths.ASSIGNMENTS
+    assert entries == [f"blank: blank handout: {', '.join(others)} and {last} handed in as "
                        "given out (nothing implemented), no quiz answer file"]
     assert (out / "feedback" / "full.md").read_text(encoding="utf-8").count("blank handout") == 0
 

@@ -16,8 +16,8 @@ import torch
 from ..diagnosis.catalog import MISTAKES
 from ..diagnosis.compare import agree
 from ..diagnosis.probe import Probe
-from ..diagnosis.registry import models_for, reference
-from .master import Master, solution
+from ..diagnosis.registry import Scope
+from .master import Master, MasterError, solution
 
 CALL = "known_mistake("
 
@@ -105,6 +105,7 @@ def known_table(master: Master, exercise: str) -> tuple[dict, dict]:
     for cell in master.of("public", exercise):
         exec(compile(cell.source, f"<{master.name} public {exercise}>", "exec"), checks)
     implementation = solution_namespace(master)[exercise]
+    scope = Scope(master.name)  # this assignment's own models: another master's exercise of the name is no guide
     table, right = {}, {}
     for name, check in list(checks.items()):
         if name.startswith("test_") and callable(check) and CALL in _source_of(master, exercise, name):
@@ -112,8 +113,8 @@ def known_table(master: Master, exercise: str) -> tuple[dict, dict]:
             outputs.clear()
             torch.manual_seed(0)  # a check's unseeded inputs: the same file every time (only fixed calls are used)
             check(**{exercise: recorded(exercise, implementation, calls, outputs)})
-            table[name] = [mistakes_on(call) for call in calls]
-            right[name] = [encoded(reference(call.in_float64())) for call in calls]
+            table[name] = [mistakes_on(call, scope) for call in calls]
+            right[name] = [encoded(scope.reference(call.in_float64())) for call in calls]
     return table, right
 
 
@@ -122,11 +123,11 @@ def _source_of(master: Master, exercise: str, function: str) -> str:
     return cells[0].split(f"def {function}(", 1)[1].split("\ndef ", 1)[0] if cells else ""
 
 
-def mistakes_on(call: Probe) -> list[tuple]:
+def mistakes_on(call: Probe, scope: Scope = Scope()) -> list[tuple]:
     probe = call.in_float64()
-    right = reference(probe)
+    right = scope.reference(probe)
     found = []
-    for model in models_for(call.target):
+    for model in scope.models_for(call.target):
         if model.fit is not None:
             continue
         try:
@@ -165,6 +166,11 @@ def known_block(master: Master, exercise: str) -> str:
     """The lines a public test file needs for its known_mistake calls ("" when it makes none)."""
     if not uses_known_mistakes(master, exercise):
         return ""
+    if not Scope(master.name).owns(exercise):
+        # another assignment's exercise of this name has models; they say nothing about this one
+        raise MasterError(f"{master.name}.py: the public checks of {exercise} call known_mistake, which needs built-in "
+                          f"mistake models of {exercise} in this assignment, and it has none: declare its mistakes in "
+                          "its spec instead (docs/authoring.md, \"Declaring a spec\").")
     table, right = known_table(master, exercise)
     return (f"# What known mistakes give on these checks' fixed inputs, by check and call, and the right results "
             f"(made by `make assignments`).\nnan, inf = float(\"nan\"), float(\"inf\")\n"

@@ -14,7 +14,6 @@ Several mistakes that pass both tests are all named; none: no cause is given (sy
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 from ..results import Diagnosis
 from .catalog import MISTAKES
@@ -24,7 +23,6 @@ from .pipeline import NotApplicable
 from .probe import Observation
 from . import registry
 from .search import Call, Search, describe_factor, named
-from .stages import pipeline_for
 
 SUPPORT, CONTRADICT, NEUTRAL = "support", "contradict", "neutral"
 BLIND = "blind"  # the model cannot say what the mistake gives on this call (pipeline.NotApplicable)
@@ -47,12 +45,14 @@ class Case:
 
 
 class Diagnoser:
-    def __init__(self, models_for: Callable[[str], list[Model]] = registry.models_for,
-                 reference: Callable = registry.reference, canonical: Callable = registry.canonical) -> None:
+    def __init__(self, scope: registry.Scope = registry.Scope()) -> None:
+        """`scope`: the built-in targets of the student's assignment (registry.Scope); a call of any other name is
+        judged by nothing here, so another assignment's exercise of the same name never gets its mistakes."""
         self.observations: list[Observation] = []
-        self._models_for = models_for
-        self._reference = reference
-        self._canonical = canonical
+        self.scope = scope
+        self._models_for = scope.models_for
+        self._reference = scope.reference
+        self._canonical = scope.canonical
         self._cases: dict[int, Case] = {}
         self._verdicts: dict[tuple[int, int], Verdict] = {}
         self._search = Search()
@@ -94,7 +94,7 @@ class Diagnoser:
                     findings[model.mistake] = Diagnosis(model.mistake, MISTAKES[model.mistake],
                                                         self._evidence(*support[-1], len(support)))
                     found_models.append(model)
-            if not findings or (pipeline_for(target) and self._unexplained(found_models, mine + history)):
+            if not findings or (self.scope.pipeline_for(target) and self._unexplained(found_models, mine + history)):
                 # a wrong result that no named model reproduces: the models may match by coincidence where they
                 # do; what explains every call (the search) is named instead, and else nothing
                 findings = self._searched(target, mine)
@@ -109,7 +109,7 @@ class Diagnoser:
                    and self._case(i).reference is not None and not (o.raised and o.report.get("backward"))]
         calls = [Call(self._case(i).probe, self._case(i).output, self.observations[i].raised, self._case(i).deviates)
                  for i in indices]
-        explanations = self._search.simplest(target, calls, target in registry.EXACT_ZEROS)
+        explanations = self._search.simplest(target, calls, self.scope.exact_zeros(target))
         proven = named(explanations)
         if not proven:
             return {}
@@ -207,9 +207,8 @@ class Diagnoser:
             return Verdict(CONTRADICT)  # the code is right where the mistake would show
         return Verdict(NEUTRAL if self._agree(model.target, predicted, case.reference).same else CONTRADICT)
 
-    @staticmethod
-    def _agree(target: str, got: object, want: object):
-        return agree(got, want, exact_zeros=target in registry.EXACT_ZEROS)
+    def _agree(self, target: str, got: object, want: object):
+        return agree(got, want, exact_zeros=self.scope.exact_zeros(target))
 
     def _evidence(self, index: int, verdict: Verdict, count: int) -> str:
         case = self._cases[index]

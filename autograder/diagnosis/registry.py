@@ -1,5 +1,13 @@
-"""Every target's reference (float64) and mistake models, by the target's name in the student's file."""
+"""Every target's reference (float64) and mistake models, by the target's name in the student's file, and the
+assignment whose exercise each target is (OWNERS).
+
+An exercise name means nothing outside its assignment: another master's `attention` is another function. What the
+graders of a student's file consult is a Scope, for that file's assignment: it gives a target of another assignment
+no reference, no model, no pipeline and no rule (its calls are judged by nothing here and named by no mistake).
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 
@@ -9,6 +17,8 @@ from ..sandbox.child.inputs import seeded_randn
 from .probe import Probe
 
 REFERENCES = {**scores_models.REFERENCES, **attention_models.REFERENCES}
+OWNERS = {**{target: scores_models.ASSIGNMENT for target in scores_models.REFERENCES},
+          **{target: attention_models.ASSIGNMENT for target in attention_models.REFERENCES}}
 MODELS: dict[str, list[Model]] = {}
 for _model in scores_models.MODELS + attention_models.MODELS:
     MODELS.setdefault(_model.target, []).append(_model)
@@ -66,3 +76,36 @@ def models_for(target: str) -> list[Model]:
 def reference(probe: Probe) -> object:
     """The right result of a float64 probe."""
     return REFERENCES[probe.target](probe)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The built-in references, models, search pipelines and judging rules as one assignment's graders see them:
+    only its own targets. `assignment` None: every built-in target (the tools and tests that judge those targets
+    directly, outside any student file)."""
+    assignment: str | None = None
+
+    def owns(self, target: str) -> bool:
+        return target in OWNERS and (self.assignment is None or OWNERS[target] == self.assignment)
+
+    def models_for(self, target: str) -> list[Model]:
+        return models_for(target) if self.owns(target) else []
+
+    def reference(self, probe: Probe) -> object:
+        if not self.owns(probe.target):
+            raise KeyError(f"{probe.target} of {self.assignment} has no built-in reference")
+        return reference(probe)
+
+    def canonical(self, target: str, value: object) -> object:
+        return canonical(target, value) if self.owns(target) else value
+
+    def exact_zeros(self, target: str) -> bool:
+        return target in EXACT_ZEROS and self.owns(target)
+
+    def pipeline_for(self, target: str):
+        from .stages import pipeline_for
+
+        return pipeline_for(target) if self.owns(target) else None
+
+    def square(self, probe: Probe, seed: int) -> Probe | None:
+        return square(probe, seed) if self.owns(probe.target) else None

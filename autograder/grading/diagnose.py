@@ -11,7 +11,6 @@ import os
 
 from ..diagnosis import Diagnoser, Observation, Probe, structural, translate
 from ..diagnosis.compare import agree
-from ..diagnosis.registry import canonical, reference, square
 from ..results import Diagnosis
 from .faults import StudentFault
 
@@ -104,7 +103,7 @@ def elicit(student, since: int) -> bool:
     as queries (registry.square), where code with a shape slip often runs and its result can be matched."""
     if not len(student.diagnoser) > since or not student.diagnoser.observations[-1].raised:
         return False
-    probe = square(student.diagnoser.observations[-1].probe, seed=700_000 + len(student.diagnoser))
+    probe = student.diagnoser.scope.square(student.diagnoser.observations[-1].probe, seed=700_000 + len(student.diagnoser))
     if probe is None:
         return False
     call(student, probe)
@@ -186,10 +185,11 @@ def biases(student, window: range) -> list[Diagnosis]:
         except StudentFault:
             return []
         try:
-            right = canonical(probe.target, reference(probe.in_float64()))
+            scope = student.diagnoser.scope
+            right = scope.canonical(probe.target, scope.reference(probe.in_float64()))
         except Exception:  # noqa: BLE001 - no reference for this probe: nothing proven
             return []
-        if agree(canonical(probe.target, again.output), right).same:
+        if agree(scope.canonical(probe.target, again.output), right).same:
             module = f"{probe.target}{tuple(probe.init)}"
             return [structural.projection_bias(module, extra, f"its result on {probe.describe()}")]
         return []

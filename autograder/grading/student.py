@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from ..diagnosis import Diagnoser, structural
+from ..diagnosis.registry import Scope
 from ..sandbox import ChildFailure, ForkServer
 from . import integrity
 from .calls import Call, run_sequence
@@ -71,7 +72,8 @@ class StudentFile:
         self.fatal: str | None = source.problem
         self.output: list[str] = []
         self.deadline = time.monotonic() + server.config.limits.submission_seconds
-        self.diagnoser = Diagnoser()  # every call and what came back, for explaining a failure
+        # every call and what came back, for explaining a failure, by this assignment's own targets alone
+        self.diagnoser = Diagnoser(Scope(source.assignment))
 
     def _connect(self):
         if self.fatal:
