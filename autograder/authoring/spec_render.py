@@ -34,6 +34,23 @@ def reference_source(master: Master, exercise: str) -> str:
     return "\n\n\n".join(solution(c.source) for c in master.of("solution", exercise))
 
 
+def helpers(master: Master, exercise: str) -> dict[str, str]:
+    """{name: reference} of the master's other exercises that `exercise`'s reference calls, directly or through
+    each other, in the master's order: a student's file holds them all, so the reference may call them too."""
+    def named(source: str) -> set[str]:
+        try:
+            return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+        except SyntaxError:
+            return set()
+    wanted, todo = set(), [exercise]
+    while todo:
+        for other in named(reference_source(master, todo.pop())) & set(master.exercises()):
+            if other != exercise and other not in wanted:
+                wanted.add(other)
+                todo.append(other)
+    return {name: reference_source(master, name) for name in master.exercises() if name in wanted}
+
+
 def setup_source(master: Master) -> str:
     return "\n\n".join(c.source for c in master.of("setup"))
 
@@ -65,10 +82,16 @@ def edited_sources(master: Master, spec: Declaration) -> dict[str, str]:
 
 
 @lru_cache(maxsize=16)
-def _checked(name: str, exercise: str, spec_text_: str, setup: str, reference: str, mistakes: tuple) -> None:
+def _checked(name: str, exercise: str, spec_text_: str, setup: str, reference: str, mistakes: tuple,
+             called: tuple = ()) -> None:
     spec = read(exercise, spec_text_)
     try:
-        refused = Declared(spec, setup, reference, dict(mistakes)).refusals()
+        refused = Declared(spec, setup, reference, dict(mistakes), dict(called)).refusals()
+    except NameError as error:
+        raise MasterError(f"{name}.py: the reference of {exercise} uses the name '{error.name}', which neither the "
+                          f"setup cell nor an exercise of {name}.py defines: import it in the setup cell, or write "
+                          "it as an exercise of this master (a reference may call the master's other exercises)."
+                          ) from None
     except Exception as error:  # noqa: BLE001 - the master's own code failed: said to its author
         raise MasterError(f"{name}.py: the spec of {exercise} could not run its reference or a mistake: "
                           f"{type(error).__name__}: {error}") from None
@@ -98,10 +121,12 @@ def hidden_tests(master: Master) -> str:
             continue
         mistakes = edited_sources(master, spec)
         reference = reference_source(master, exercise)
-        _checked(master.name, exercise, spec_text(master, exercise), setup, reference, tuple(sorted(mistakes.items())))
+        called = helpers(master, exercise)
+        _checked(master.name, exercise, spec_text(master, exercise), setup, reference, tuple(sorted(mistakes.items())),
+                 tuple(called.items()))
         constant = f"SPEC_{exercise.upper()}"
         blocks.append(f"{constant} = _Declared(_read_spec({exercise!r}, {spec_text(master, exercise)!r}),\n"
-                      f"    {setup!r},\n    {reference!r},\n    {mistakes!r})")
+                      f"    {setup!r},\n    {reference!r},\n    {mistakes!r},\n    {called!r})")
         tags = ", ".join(repr(m.id) for m in spec.mistakes)
         for group, points in group_points(spec).items():
             title = TITLES[group].format(f=exercise, n=spec.draws)
@@ -128,7 +153,7 @@ def public_check(master: Master, exercise: str) -> str:
     """An otter check on the first edge probe (sizes near the middle) and the smallest one, for an exercise with a spec and no public cell: its inputs
     and expected results written out, compared to the derived float32 bound."""
     spec = declaration(master, exercise)
-    declared = Declared(spec, setup_source(master), reference_source(master, exercise), {})
+    declared = Declared(spec, setup_source(master), reference_source(master, exercise), {}, helpers(master, exercise))
     probes = declared.groups["edges"]
     smallest = sorted(range(1, len(probes)), key=lambda n: (sum(a.numel() for a in probes[n].args
                                                                 if isinstance(a, torch.Tensor)), n))
