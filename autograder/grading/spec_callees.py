@@ -34,8 +34,8 @@ def callee_explained(declared, student, group: str, fault: StudentFault) -> Stud
         if _explains(declared, student, group, callee, outcomes):
             return ExplainedElsewhere(
                 f"{fault} The reference {declared.spec.exercise}, calling your own {callee} in place of its own, "
-                f"does exactly what yours does on every call of this check, so the mistake is your {callee}'s: it "
-                f"is charged in {callee}'s question.", questions=(callee,))
+                f"does exactly what yours does on every call of this check: the mistake is in your own {callee}, "
+                f"and it is charged in the question of {callee}.", questions=(callee,))
     return fault
 
 
