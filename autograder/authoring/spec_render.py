@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import torch
 
-from ..grading.spec_judge import Declared
+from ..grading.spec_judge import Declared, undefined
 from ..grading.spec_space import Declaration, SpecError, expectations, read
 from ..repair.candidates import apply, singles
 from .master import Master, MasterError, solution
@@ -71,14 +71,27 @@ def edited_sources(master: Master, spec: Declaration) -> dict[str, str]:
         chosen = [e for e in edits if e.key == mistake.edit and _same_code(e.old, mistake.at)
                   and (not mistake.to or _same_code(e.new, mistake.to))]
         if len(chosen) != 1:
-            there = sorted({e.key for e in edits if _same_code(e.old, mistake.at)})
-            why = (f"{len(chosen)} `{mistake.edit}` edits change `{mistake.at}`" if chosen
-                   else f"no `{mistake.edit}` edit changes `{mistake.at}` in the reference"
-                   + (f" (the edits there: {', '.join(there)})" if there else " (no code there reads so)"))
-            raise MasterError(f"{master.name}.py: mistake {mistake.id} of {spec.exercise}: {why}; a mistake is one "
-                              "edit of the reference" + (" (`to` says which)" if len(chosen) > 1 else "") + ".")
+            raise MasterError(f"{master.name}.py: mistake {mistake.id} of {spec.exercise}: "
+                              f"{_why_not_one(edits, mistake, chosen)}.")
         made[mistake.id] = apply(source, spec.exercise, chosen)
     return made
+
+
+def _why_not_one(edits: list, mistake, chosen: list) -> str:
+    """Why a declared mistake is not exactly one edit of the reference: what `at` matched, what it should match."""
+    if chosen:
+        return (f"{len(chosen)} `{mistake.edit}` edits change `{mistake.at}` (to " +
+                ", ".join(f"`{e.new}`" for e in chosen) + "): `to` says which")
+    there = sorted({e.key for e in edits if _same_code(e.old, mistake.at)})
+    places = sorted({e.old for e in edits if e.key == mistake.edit}, key=len)
+    why = f"no `{mistake.edit}` edit changes `{mistake.at}` in the reference"
+    why += f" (the edits of that code: {', '.join(there)})" if there else " (no code of the reference reads so)"
+    if places:
+        shown = ", ".join(f"`{old}`" for old in places[:6]) + (", ..." if len(places) > 6 else "")
+        return f"{why}; `at` is exactly the expression the edit changes, and `{mistake.edit}` changes {shown}"
+    keys = sorted({e.key for e in edits})
+    return (f"{why}; `{mistake.edit}` is no edit this reference offers anywhere (docs/authoring.md, \"Declarable "
+            f"edits\"); it offers {', '.join(keys)}")
 
 
 @lru_cache(maxsize=16)
@@ -88,10 +101,7 @@ def _checked(name: str, exercise: str, spec_text_: str, setup: str, reference: s
     try:
         refused = Declared(spec, setup, reference, dict(mistakes), dict(called)).refusals()
     except NameError as error:
-        raise MasterError(f"{name}.py: the reference of {exercise} uses the name '{error.name}', which neither the "
-                          f"setup cell nor an exercise of {name}.py defines: import it in the setup cell, or write "
-                          "it as an exercise of this master (a reference may call the master's other exercises)."
-                          ) from None
+        raise MasterError(f"{name}.py: {undefined(exercise, error)}") from None
     except Exception as error:  # noqa: BLE001 - the master's own code failed: said to its author
         raise MasterError(f"{name}.py: the spec of {exercise} could not run its reference or a mistake: "
                           f"{type(error).__name__}: {error}") from None

@@ -229,6 +229,8 @@ class Declared:
             for probe in probes:
                 try:
                     self.expected(self.reference, probe)
+                except NameError as error:
+                    return [undefined(name, error)]
                 except Exception as error:  # noqa: BLE001 - the master's own code: said to its author
                     return [f"the reference {name} raises {type(error).__name__} ({error}) on the {group} probe "
                             f"'{probe.label}': the declared space is wider than the reference handles."]
@@ -255,6 +257,13 @@ class Declared:
                     return [f"mistakes {first} and {second} of {name} give the same results on every {group} probe, "
                             "so feedback could not tell them apart: drop one or widen the spec."]
         return []
+
+
+def undefined(exercise: str, error: NameError) -> str:
+    """The one sentence for a reference that uses a name nothing defines."""
+    return (f"the reference of {exercise} uses the name '{error.name}', which neither the setup cell nor an exercise "
+            "of the master defines: import it in the setup cell, or write it as an exercise of this master (a "
+            "reference may call the master's other exercises).")
 
 
 def _pairs(items: list) -> list[tuple]:
