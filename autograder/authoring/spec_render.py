@@ -160,25 +160,35 @@ def expected_where_silent(master: Master, exercise: str) -> str:
 
 
 def public_check(master: Master, exercise: str) -> str:
-    """An otter check on the first edge probe (sizes near the middle) and the smallest one, for an exercise with a spec and no public cell: its inputs
-    and expected results written out, compared to the derived float32 bound."""
+    """An otter check on the first edge probe (sizes near the middle) and the smallest one, for an exercise with a
+    spec and no public cell: its inputs, the expected results and each declared mistake's written out (to float32's
+    nine digits), compared to the derived float32 bound. A failure says, in a few lines, which call, the largest
+    error and where, the spec's hint, and the declared mistake the numbers match."""
     spec = declaration(master, exercise)
-    declared = Declared(spec, setup_source(master), reference_source(master, exercise), {}, helpers(master, exercise))
+    declared = Declared(spec, setup_source(master), reference_source(master, exercise),
+                        edited_sources(master, spec), helpers(master, exercise))
     probes = declared.groups["edges"]
     smallest = sorted(range(1, len(probes)), key=lambda n: (sum(a.numel() for a in probes[n].args
                                                                 if isinstance(a, torch.Tensor)), n))
-    chosen = [0, *smallest[:1]]   # the middle of the space, and its smallest edge
     cases = []
-    for number in chosen:
+    for number in [0, *smallest[:1]]:   # the middle of the space, and its smallest edge
         probe = probes[number]
         expected = declared.expected(declared.reference, probe)
-        cases.append({"label": probe.label, "init": list(probe.init),
+        mistakes = []
+        for mistake, function in declared.mistakes.items():
+            try:
+                mistakes.append([declared.says[mistake], [_plain(w) for w, _ in declared.expected(function, probe)]])
+            except Exception:  # noqa: BLE001 - this mistake raises on this probe: nothing to match
+                continue
+        cases.append({"call": declared.describe(probe), "init": list(probe.init),
                       "args": [_plain(a) for a in probe.args],
                       "params": {n: _plain(p) for n, p in declared.params(probe).items()},
                       "expected": [_plain(want) for want, _ in expected],
-                      "bound": [float(4 * bound.max()) if bound.numel() else 0.0 for _, bound in expected]})
+                      "bound": [float(f"{4 * float(bound.max()):.3g}") if bound.numel() else 0.0 for _, bound in expected],
+                      "mistakes": mistakes})
     return (f"@test_case(points=None, hidden=False)\ndef test_{exercise}({exercise}):\n"
-            f"    import torch\n    for case in {cases!r}:\n"
+            f"    import torch\n    hint = {spec.hint!r}\n"
+            f"    for case in {cases!r}:\n"
             "        args = [torch.tensor(a[1], dtype=getattr(torch, a[0])) if isinstance(a, list) else a "
             "for a in case['args']]\n"
             f"        made = {exercise}\n"
@@ -192,17 +202,33 @@ def public_check(master: Master, exercise: str) -> str:
             "                    holder.copy_(torch.tensor(value))\n"
             "        with torch.no_grad():\n            got = made(*args)\n"
             "        got = list(got) if isinstance(got, (tuple, list)) else [got]\n"
-            "        for one, (dtype, value), bound in zip(got, case['expected'], case['bound']):\n"
+            "        for n, (one, (dtype, value), bound) in enumerate(zip(got, case['expected'], case['bound'])):\n"
             "            want = torch.tensor(value, dtype=getattr(torch, dtype))\n"
             "            assert tuple(one.shape) == tuple(want.shape), (\n"
-            f"                f\"{exercise} on {{case['label']}}: shape {{tuple(one.shape)}}, expected {{tuple(want.shape)}}\")\n"
-            "            assert torch.allclose(one.double(), want.double(), rtol=0, atol=bound), (\n"
-            f"                f\"{exercise} on {{case['label']}}: expected {{want.tolist()}}, got {{one.tolist()}}\")\n")
+            "                f\"{case['call']}: shape {tuple(one.shape)}, expected {tuple(want.shape)}. {hint}\")\n"
+            "            if torch.allclose(one.double(), want.double(), rtol=0, atol=bound):\n"
+            "                continue\n"
+            "            error = (one.double() - want.double()).abs().nan_to_num(float('inf'))\n"
+            "            where = tuple(int(i) for i in torch.unravel_index(error.argmax(), error.shape))\n"
+            "            said = [says for says, results in case['mistakes'] if len(results) > n and "
+            "tuple(torch.tensor(results[n][1]).shape) == tuple(one.shape) and "
+            "torch.allclose(one.double(), torch.tensor(results[n][1]).double(), rtol=0, atol=bound, equal_nan=True)]\n"
+            "            raise AssertionError(\n"
+            "                f\"{case['call']}: wrong values, largest error {error.max().item():.3g} at index {where} \"\n"
+            "                f\"(got {one.double()[where].item():.6g}, expected {want.double()[where].item():.6g}; \"\n"
+            "                f\"float32 rounding allows {bound:.2g}). {hint}\"\n"
+            "                + (f\" Your numbers match a known mistake: {said[0]}.\" if said else ''))\n")
 
 
 def _plain(value):
+    """A tensor as [dtype, nested lists], each number to nine significant digits (a float32 exactly)."""
     if isinstance(value, torch.Tensor):
         dtype = str(value.dtype).removeprefix("torch.")
-        return [dtype, value.tolist()]
+        return [dtype, _rounded(value.tolist())]
     return value
 
+
+def _rounded(value):
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return float(f"{value:.9g}") if isinstance(value, float) else value
