@@ -71,15 +71,21 @@ LAYER_WRONG = {   # the layer's own mistakes
 
 
 def cases():
-    for (split, split_code), (layer, body) in itertools.product(SPLIT_WRONG.items(), LAYER_RIGHT.items()):
+    """Each wrong helper under a right layer, each right layer over a wrong helper (and over the right one), each
+    layer mistake over the right helper, and one layer mistake over a wrong helper of the right shape."""
+    layers = list(LAYER_RIGHT.items())
+    for number, (split, split_code) in enumerate(SPLIT_WRONG.items()):
+        layer, body = layers[number % len(layers)]
         yield f"{split} / {layer}", split_code, body, {"split_heads"}
+    layer, body = layers[1]
+    yield f"head axis not moved / {layer}", SPLIT_WRONG["head axis not moved"], body, {"split_heads"}
+    yield f"right split / {layers[0][0]}", SPLIT_RIGHT, layers[0][1], set()
     for layer, body in LAYER_WRONG.items():
         yield f"right split / {layer}", SPLIT_RIGHT, body, {"MultiHeadAttention"}
-        # a helper of the right shape but wrong values: the layer's own mistake shows beside it (one whose
-        # helper makes it raise shows nothing of its own there, as with a stub: grading/callees.py)
-        yield f"cut by position / {layer}", SPLIT_WRONG["cut by position"], body, {"split_heads", "MultiHeadAttention"}
-    for layer, body in LAYER_RIGHT.items():
-        yield f"right split / {layer}", SPLIT_RIGHT, body, set()
+    # a helper of the right shape but wrong values: the layer's own mistake shows beside it (one whose helper makes
+    # it raise shows nothing of its own there, as with a stub: grading/callees.py)
+    yield "cut by position / not scaled", SPLIT_WRONG["cut by position"], LAYER_WRONG["not scaled"], \
+        {"split_heads", "MultiHeadAttention"}
 
 
 @pytest.fixture(scope="module")
