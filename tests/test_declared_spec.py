@@ -223,6 +223,10 @@ def test_a_derived_size_is_the_product_of_its_factors_on_every_probe_and_said_as
     assert len(models) >= 4, models   # d_model is varied, through its factors
     text = expected_where_silent(WALK, "MultiHeadAttention")
     assert "d_model = h * d_head" in text and "from 12 to 12" not in text, text
+    from autograder.grading.spec_space import expectations
+    pinned = expectations(read("f", '{"sizes": {"T": [3, 3], "d": [1, 4]}, "args": {"x": {"shape": "T d"}, '
+                                    '"h": {"int": [12, 12]}}}'))
+    assert "`h` is the Python int 12" in pinned and "T = 3" in pinned and " 3 to 3" not in pinned, pinned
     with pytest.raises(SpecError, match=r"size 'd_model' is \[lowest, highest\] or a product of sizes"):
         read("f", '{"sizes": {"h": [1, 2], "d_model": "h * d_k"}, "args": {"x": {"shape": "h d_model"}}}')
 
