@@ -61,11 +61,12 @@ def _explains(declared, student, group: str, callee: str, outcomes: list) -> boo
             raise _CalleeFailed(_error_type(raised_error(failure))) from None
         return reply.output
 
+    references = declared.reference_results(group)   # the reference's own, before its callee is stood in for
     own = declared.namespace[callee]
     declared.namespace[callee] = theirs
     differs = False
     try:
-        for probe, (kind, got), expected in zip(declared.groups[group], outcomes, declared.reference_results(group)):
+        for probe, (kind, got), expected in zip(declared.groups[group], outcomes, references):
             try:
                 carried = declared.run(declared.reference, probe, torch.float32)
             except _CalleeFailed as failed:
