@@ -6,7 +6,8 @@ generated checks in a sandboxed child and scored by the plugin's own `one_charge
 split_heads' question only. The reverse: a wrong layer over a right helper, and a wrong layer that does not call
 the (wrong) helper, are charged in the layer; two mistakes are two charges (where the helper's answers have the
 right shape: a helper that makes the layer raise hides the layer's own mistakes on those calls, as in
-grading/callees.py)."""
+grading/callees.py). A layer that never answers is excused only when it raises exactly the reference's error on
+the helper's answers; a helper that answers no tensor excuses nothing (no failure beats a stub)."""
 from __future__ import annotations
 
 import itertools
@@ -77,14 +78,23 @@ def cases():
     for number, (split, split_code) in enumerate(SPLIT_WRONG.items()):
         layer, body = layers[number % len(layers)]
         yield f"{split} / {layer}", split_code, body, {"split_heads"}
+    # a helper of the wrong shape makes every call of a layer raise: the layer is judged only where it raises
+    # exactly what the reference raises on those answers (type and message); one written otherwise (einsum)
+    # raises another error, answers nothing, and is charged as over a stub
     layer, body = layers[1]
-    yield f"head axis not moved / {layer}", SPLIT_WRONG["head axis not moved"], body, {"split_heads"}
+    yield f"head axis not moved / {layer}", SPLIT_WRONG["head axis not moved"], body, \
+        {"split_heads", "MultiHeadAttention"}
     yield f"right split / {layers[0][0]}", SPLIT_RIGHT, layers[0][1], set()
     for layer, body in LAYER_WRONG.items():
         yield f"right split / {layer}", SPLIT_RIGHT, body, {"MultiHeadAttention"}
     # a helper of the right shape but wrong values: the layer's own mistake shows beside it (one whose helper makes
     # it raise shows nothing of its own there, as with a stub: grading/callees.py)
     yield "cut by position / not scaled", SPLIT_WRONG["cut by position"], LAYER_WRONG["not scaled"], \
+        {"split_heads", "MultiHeadAttention"}
+    # a helper that answers nothing under a layer that always raises what the reference would: the layer answered
+    # nothing, so it earns no more than a stub (no failure beats leaving the layer unwritten)
+    yield "answers nothing / always raises", "def split_heads(x, h):\n    return None\n", \
+        "        raise AttributeError(\"'NoneType' object has no attribute 'transpose'\")\n", \
         {"split_heads", "MultiHeadAttention"}
 
 
