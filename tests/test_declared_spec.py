@@ -4,6 +4,7 @@ generates, the float32 bound derived from the reference, the declared mistakes' 
 sandboxed round trip is tests/test_new_assignment.py's."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -133,7 +134,7 @@ def spec_of(exercise: str) -> str:
 @pytest.mark.parametrize("change, refusal", [
     (('"at": "scores / tau"', '"at": "scores - tau"'), "no `operator-div-mul` edit changes `scores - tau`"),
     (('"edit": "operator-div-mul"', '"edit": "keyword-dim-dropped"'),
-     "no `keyword-dim-dropped` edit changes `scores / tau` in the reference (the edits there: operands-swapped, operator-div-mul, "),
+     "no `keyword-dim-dropped` edit changes `scores / tau` in the reference (the edits of that code: divisor-dropped, operands-swapped, operator-div-mul, "),
     (('"values": [-8, 8]', '"values": [8, -8]'), "`values` is [lowest, highest]"),
     (('"T_k": [1, 16]', '"T_k": [1, 1]'), "mistake temperature-multiplied of sharpen gives the reference's results "
                                           "on every one of its edges probes, so no check can catch it"),
@@ -203,3 +204,85 @@ def test_sizes_declared_apart_never_coincide_and_the_others_do():
     assert "T_q = 1, its lower bound" in labels and "T_q = d = 2" in labels and "T_k = d = 2" in labels
     together = read("scores", text.replace('"apart": [["T_q", "T_k"]]', '"apart": []'))
     assert "T_q = T_k = 2" in [p.label for p in edges(together)]
+
+
+# --- the walk's multi-head master (tests/walk_course/): relations between sizes, a dropped scale, refusals -------
+
+WALK = read_master(Path(__file__).parent / "walk_course" / "multi_head_attention.py")
+
+
+def test_a_derived_size_is_the_product_of_its_factors_on_every_probe_and_said_as_a_relation():
+    from autograder.authoring.spec_render import expected_where_silent
+    from autograder.grading.spec_space import draws, edges
+    spec = declaration(WALK, "MultiHeadAttention")
+    models = set()
+    for probe in edges(spec) + draws(spec):
+        d_model, h = probe.init
+        assert d_model == h * probe.sizes["d_head"] == probe.args[0].shape[-1] == probe.args[1].shape[-1], probe.label
+        models.add(d_model)
+    assert len(models) >= 4, models   # d_model is varied, through its factors
+    text = expected_where_silent(WALK, "MultiHeadAttention")
+    assert "d_model = h * d_head" in text and "from 12 to 12" not in text, text
+    from autograder.grading.spec_space import expectations
+    pinned = expectations(read("f", '{"sizes": {"T": [3, 3], "d": [1, 4]}, "args": {"x": {"shape": "T d"}, '
+                                    '"h": {"int": [12, 12]}}}'))
+    assert "`h` is the Python int 12" in pinned and "T = 3" in pinned and " 3 to 3" not in pinned, pinned
+    with pytest.raises(SpecError, match=r"size 'd_model' is \[lowest, highest\] or a product of sizes"):
+        read("f", '{"sizes": {"h": [1, 2], "d_model": "h * d_k"}, "args": {"x": {"shape": "h d_model"}}}')
+
+
+def test_dropping_the_scale_is_declarable_and_named_on_its_own_numbers():
+    spec = declaration(WALK, "MultiHeadAttention")
+    edited = edited_sources(WALK, spec)["scores-not-scaled"]
+    assert "scores = Q @ K.transpose(-2, -1)\n" in edited and "math.sqrt(d_head)" not in edited
+    from autograder.authoring.spec_render import helpers
+    judged = Declared(spec, setup_source(WALK), reference_source(WALK, "MultiHeadAttention"),
+                      edited_sources(WALK, spec), helpers(WALK, "MultiHeadAttention"))
+    wrong = judged.mistakes["scores-not-scaled"]
+    for group in ("edges", "draws"):
+        named = judged.named(group, [judged.run(wrong, p, torch.float32) for p in judged.groups[group]])
+        assert [d.mistake for d in named] == ["scores-not-scaled"], group
+
+
+DOCUMENTED = re.findall(r"^\| (`[^|]*`) \|", (Path(__file__).parents[1] / "docs" / "authoring.md").read_text(), re.M)
+
+
+def test_every_edit_the_vocabulary_offers_is_documented():
+    from autograder.repair.candidates import singles
+    patterns = [re.compile(re.sub(r"-(f|g|x)(?=-|$)", "-[a-z0-9-]+", key) + "$")
+                for cell in DOCUMENTED for key in re.findall(r"`([a-z0-9-]+)`", cell)]
+    offered = set()
+    for master in (MASTER, WALK):
+        for exercise in master.exercises():
+            offered |= {e.key for e in singles(reference_source(master, exercise), exercise)}
+    assert {"divisor-dropped", "call-sqrt-dropped", "axis-of-softmax"} <= offered
+    assert [key for key in sorted(offered) if not any(p.match(key) for p in patterns)] == []
+
+
+@pytest.mark.parametrize("mistake, refusal", [
+    ('{"edit": "call-transpose-dropped", "at": "heads.transpose(1, 2).reshape(B, T_q, d_model)", "says": "x"}',
+     "`at` is exactly the expression the edit changes, and `call-transpose-dropped` changes `K.transpose(-2, -1)`, "
+     "`heads.transpose(1, 2)`"),
+    ('{"edit": "operator-div-dropped", "at": "math.sqrt(d_head)", "says": "x"}',
+     "`operator-div-dropped` is no edit this reference offers anywhere"),
+])
+def test_a_mistake_that_is_not_one_edit_says_what_at_matched_and_should_match(mistake, refusal):
+    text = spec_of_walk().replace('"mistakes": {', f'"mistakes": {{"wrong-one": {mistake},', 1)
+    with pytest.raises(MasterError) as refused:
+        hidden_tests(with_cell(WALK, "MultiHeadAttention", "spec", text))
+    assert refusal in str(refused.value) and str(refused.value).count(". ") == 0, str(refused.value)
+
+
+def spec_of_walk() -> str:
+    return WALK.of("spec", "MultiHeadAttention")[0].source
+
+
+def test_a_reference_using_an_undefined_name_is_refused_in_one_sentence():
+    cells = tuple(type(c)(c.role, c.source.replace("split_heads(self.W_Q(x_q)", "split_head(self.W_Q(x_q)"),
+                          c.exercise) for c in WALK.cells)
+    with pytest.raises(MasterError) as refused:
+        hidden_tests(Master(WALK.name, cells))
+    message = str(refused.value)
+    assert "the reference of MultiHeadAttention uses the name 'split_head', which neither the setup cell nor an " \
+        "exercise of the master defines" in message, message
+    assert "Traceback" not in message and message.count(". ") == 0, message

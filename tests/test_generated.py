@@ -70,9 +70,10 @@ def test_every_exercise_has_points_checks_and_text(name):
     assert all(p > 0 for p in points.values()), points
     for exercise in master.exercises():
         assert any(c.role == "markdown" for c in master.cells if c.exercise == exercise)
-        if master.of("solution", exercise):  # a public cell, or one generated from the exercise's spec
+        if master.of("solution", exercise):   # its own public cell, or the one its spec generates
             assert master.has_public(exercise), f"{exercise} has no public check"
-            assert (paths.ASSIGNMENTS_DIR / name / "tests" / f"{exercise}.py").is_file(), exercise
+            check = paths.ASSIGNMENTS_DIR / name / "tests" / f"{exercise}.py"
+            assert check.is_file() and f"({exercise}):" in check.read_text(encoding="utf-8"), check
 
 
 def test_stub_replaces_solution_and_keeps_signature():

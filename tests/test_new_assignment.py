@@ -92,6 +92,11 @@ def test_the_generated_public_checks_pass_the_solution_and_fail_a_mistake(course
                      .replace("../../assignments", str(root / "assignments")), encoding="utf-8")
     failed = subprocess.run([sys.executable, str(wrong)], capture_output=True, text=True, env=env, timeout=300)
     assert failed.returncode == 1 and "1 of 2 checks failed: TemperatureAttention" in failed.stdout, failed.stdout[-2000:]
+    # a few lines, not the numbers: which call, the largest error and where, the hint, the declared mistake matched
+    said = failed.stdout + failed.stderr
+    assert "TemperatureAttention(" in said and "wrong values, largest error" in said, said[-3000:]
+    assert "Your numbers match a known mistake: the softmax runs over the queries (dim=-2)" in said, said[-3000:]
+    assert len(said) < 3000, said[-3000:]
 
 
 def test_the_class_is_graded_on_the_new_assignment_and_quiz(course, tmp_path):
@@ -202,3 +207,16 @@ def test_a_quiz_whose_code_misconception_computes_the_key_is_refused_before_anyt
     assert run.returncode == 2, said
     assert "question t-05" in said and "compute the same tensors" in said and "Traceback" not in said, said
     assert digests(copy) == before
+
+
+def test_the_kits_checks_of_generated_files_pass_on_the_new_course(course, tmp_path):
+    """`make test`'s rule that every exercise has a public check holds for a spec-only master written as
+    docs/authoring.md says (its public checks are generated from its specs)."""
+    root, _, _ = course
+    (tmp_path / "tests").mkdir()
+    shutil.copy2(Path(__file__).parent / "test_generated.py", tmp_path / "tests" / "test_generated.py")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                          "-p", "no:xdist", "-k", "every_exercise", str(tmp_path / "tests" / "test_generated.py")],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(root)})
+    assert run.returncode == 0 and "3 passed" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]

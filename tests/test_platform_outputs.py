@@ -49,6 +49,12 @@ def canvas_rows(out: Path) -> list[dict[str, str]]:
     return rows[1:]
 
 
+def blank_quiz_cells(out: Path) -> tuple[int, int]:
+    """(quiz cells canvas.csv leaves blank, students with one): answers waiting for review."""
+    blank = [[q for q in ("quiz attention", "quiz attention_score") if row[q] == ""] for row in canvas_rows(out)]
+    return sum(map(len, blank)), sum(1 for cells in blank if cells)
+
+
 def gradebook(out: Path) -> dict[str, dict[str, str]]:
     with open(out / "gradebook.csv", newline="", encoding="utf-8") as handle:
         return {row["student_id"]: row for row in csv.DictReader(handle)}
@@ -83,7 +89,9 @@ def test_canvas_csv_carries_canvas_user_ids(canvas):
         assert bool(pending) == (waiting[student]["pending"] != "0")  # blank exactly while review is pending
     assert "canvas.csv: Canvas's Test Student left out" in said
     assert not (out / "moodle.csv").exists()  # a Canvas download has no e-mails to match on
-    assert "canvas.csv: 2 quiz cell(s) of 2 student(s) left blank while answers wait for review" in said
+    cells, who = blank_quiz_cells(out)   # the demo's draws decide how many; at least one waits (the point here)
+    assert cells >= 1 and f"canvas.csv: {cells} quiz cell(s) of {who} student(s) left blank while answers wait " \
+                          "for review" in said, said
     assert "left blank while answers wait for review" in read(out, "summary.txt")
 
 
@@ -122,10 +130,11 @@ def test_pending_points_beside_every_score(canvas):
             assert f"Score {score} + {pending} pending / {top}" in data["output"]
     report = read(out, "report.html")
     waiting = [row for row in book.values() if row["pending"] != "0"]
-    assert len(waiting) == 2 and 'id="review-banner"' in report
+    cells, who = blank_quiz_cells(out)
+    assert len(waiting) == who >= 1 and 'id="review-banner"' in report
     total = sum(float(row["pending"]) for row in waiting)
-    assert f"Review unfinished: {total:g} quiz point(s) of 2 student(s)" in report
-    assert report.count('class="cell score pending"') == 2  # the quiz cells with answers waiting
+    assert f"Review unfinished: {total:g} quiz point(s) of {who} student(s)" in report
+    assert report.count('class="cell score pending"') == cells  # the quiz cells with answers waiting
 
 
 def test_a_roster_join_quotes_names_and_skips_the_test_student(canvas):

@@ -608,3 +608,36 @@ def test_an_item_short_of_30_scored_answers_says_the_threshold_where_its_statist
     assert rows["q-02"][2:5] == ["32", "4", f"not shown: {ITEM_STATS_MIN_TAKERS} scored answers needed, 28 now "
                                              "(the rest wait for review)"]
     assert rows["q-01"][4] != "" and "not shown" not in " ".join(rows["q-01"])  # 32 scored: shown
+
+
+def repairs_paragraph(results) -> str:
+    found = re.search(r'<p id="no-repairs">(.*?)</p>', class_report_html(results))
+    return html.unescape(found.group(1)) if found else ""
+
+
+def test_the_no_repair_sentence_says_what_is_true_of_the_failed_parts():
+    """The search runs only on failed parts no mistake names: its sentence never reads as a fact about parts it
+    skipped (a class whose failures are all named by mistakes), and counts what it did search."""
+    named = [student("ann", [check("f", question="f", diagnoses=(MASK_AFTER,), output="wrong")]),
+             student("bob", [check("g", question="g", diagnoses=(MASK_AFTER,), output="wrong")])]
+    text = repairs_paragraph(named)
+    assert "small edits away" not in text and "2 failed parts named by a diagnosed or declared mistake" in text, text
+    searched = [student("cy", [replace(check("f", question="f", output="wrong"), repair_tried=12)])]
+    assert repairs_paragraph(searched) == ("None of the 1 failed part that no mistake named was one or two small "
+                                           "edits away from passing.")
+    both = repairs_paragraph(named + searched)
+    assert "None of the 1 failed part" in both and "2 failed parts named" in both, both
+    assert repairs_paragraph([student("dee", [check("f", status=PASSED)])]) == \
+        "No part failed, so no repair was searched for."
+
+
+def test_a_part_python_cannot_parse_is_shown_as_the_legend_says_for_it():
+    from autograder.reporting.heatmap import LEGEND, NOT_ATTEMPTED, UNREADABLE, code_cell
+    broken = check("f", question="split_heads", attempted=False,
+                   output="split_heads: name 'split_heads' is not defined in your file. Running your file stopped "
+                          "with SyntaxError: invalid syntax (line 3), so later definitions may be missing.")
+    stub = check("f", question="split_heads", attempted=False,
+                 output="split_heads is not implemented yet (it still raises NotImplementedError).")
+    assert code_cell(student("ann", [broken]), [broken]).state == UNREADABLE
+    assert "cannot parse" in LEGEND[UNREADABLE]
+    assert code_cell(student("bob", [stub]), [stub]).state == NOT_ATTEMPTED

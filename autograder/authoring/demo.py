@@ -6,6 +6,7 @@ replacements), or the handout itself. `make assignments` writes it to demo/submi
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,10 +101,11 @@ def demo_files(demo: DemoClass | None = None) -> dict[str, str]:
         handout = paths.ASSIGNMENTS_DIR / assignment / f"{assignment}.ipynb"
         for student in demo.handouts:
             files[f"{student}/{assignment}.ipynb"] = handout.read_text(encoding="utf-8")
-    rng = random.Random(3)
     for student, skill in demo.quiz_skill.items():
         for quiz in load_quizzes(paths.QUIZZES_DIR).values():
             sqrt_as = demo.notation[1] if demo.notation and student == demo.notation[0] else None
+            # a draw of its own per (student, quiz): adding a quiz leaves every other quiz's answers as they were
+            rng = random.Random(zlib.crc32(f"{student}/{quiz.id}".encode()))
             files[f"{student}/quiz_{quiz.id}.yaml"] = quiz_answers(quiz, skill, rng, sqrt_as)
     if demo.broken_quiz:
         student, name, text = demo.broken_quiz

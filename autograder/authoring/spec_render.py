@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import torch
 
-from ..grading.spec_judge import Declared
+from ..grading.spec_judge import Declared, undefined
 from ..grading.spec_space import Declaration, SpecError, expectations, read
 from ..repair.candidates import apply, singles
 from .master import Master, MasterError, solution
@@ -34,6 +34,23 @@ def reference_source(master: Master, exercise: str) -> str:
     return "\n\n\n".join(solution(c.source) for c in master.of("solution", exercise))
 
 
+def helpers(master: Master, exercise: str) -> dict[str, str]:
+    """{name: reference} of the master's other exercises that `exercise`'s reference calls, directly or through
+    each other, in the master's order: a student's file holds them all, so the reference may call them too."""
+    def named(source: str) -> set[str]:
+        try:
+            return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+        except SyntaxError:
+            return set()
+    wanted, todo = set(), [exercise]
+    while todo:
+        for other in named(reference_source(master, todo.pop())) & set(master.exercises()):
+            if other != exercise and other not in wanted:
+                wanted.add(other)
+                todo.append(other)
+    return {name: reference_source(master, name) for name in master.exercises() if name in wanted}
+
+
 def setup_source(master: Master) -> str:
     return "\n\n".join(c.source for c in master.of("setup"))
 
@@ -54,21 +71,37 @@ def edited_sources(master: Master, spec: Declaration) -> dict[str, str]:
         chosen = [e for e in edits if e.key == mistake.edit and _same_code(e.old, mistake.at)
                   and (not mistake.to or _same_code(e.new, mistake.to))]
         if len(chosen) != 1:
-            there = sorted({e.key for e in edits if _same_code(e.old, mistake.at)})
-            why = (f"{len(chosen)} `{mistake.edit}` edits change `{mistake.at}`" if chosen
-                   else f"no `{mistake.edit}` edit changes `{mistake.at}` in the reference"
-                   + (f" (the edits there: {', '.join(there)})" if there else " (no code there reads so)"))
-            raise MasterError(f"{master.name}.py: mistake {mistake.id} of {spec.exercise}: {why}; a mistake is one "
-                              "edit of the reference" + (" (`to` says which)" if len(chosen) > 1 else "") + ".")
+            raise MasterError(f"{master.name}.py: mistake {mistake.id} of {spec.exercise}: "
+                              f"{_why_not_one(edits, mistake, chosen)}.")
         made[mistake.id] = apply(source, spec.exercise, chosen)
     return made
 
 
+def _why_not_one(edits: list, mistake, chosen: list) -> str:
+    """Why a declared mistake is not exactly one edit of the reference: what `at` matched, what it should match."""
+    if chosen:
+        return (f"{len(chosen)} `{mistake.edit}` edits change `{mistake.at}` (to " +
+                ", ".join(f"`{e.new}`" for e in chosen) + "): `to` says which")
+    there = sorted({e.key for e in edits if _same_code(e.old, mistake.at)})
+    places = sorted({e.old for e in edits if e.key == mistake.edit}, key=len)
+    why = f"no `{mistake.edit}` edit changes `{mistake.at}` in the reference"
+    why += f" (the edits of that code: {', '.join(there)})" if there else " (no code of the reference reads so)"
+    if places:
+        shown = ", ".join(f"`{old}`" for old in places[:6]) + (", ..." if len(places) > 6 else "")
+        return f"{why}; `at` is exactly the expression the edit changes, and `{mistake.edit}` changes {shown}"
+    keys = sorted({e.key for e in edits})
+    return (f"{why}; `{mistake.edit}` is no edit this reference offers anywhere (docs/authoring.md, \"Declarable "
+            f"edits\"); it offers {', '.join(keys)}")
+
+
 @lru_cache(maxsize=16)
-def _checked(name: str, exercise: str, spec_text_: str, setup: str, reference: str, mistakes: tuple) -> None:
+def _checked(name: str, exercise: str, spec_text_: str, setup: str, reference: str, mistakes: tuple,
+             called: tuple = ()) -> None:
     spec = read(exercise, spec_text_)
     try:
-        refused = Declared(spec, setup, reference, dict(mistakes)).refusals()
+        refused = Declared(spec, setup, reference, dict(mistakes), dict(called)).refusals()
+    except NameError as error:
+        raise MasterError(f"{name}.py: {undefined(exercise, error)}") from None
     except Exception as error:  # noqa: BLE001 - the master's own code failed: said to its author
         raise MasterError(f"{name}.py: the spec of {exercise} could not run its reference or a mistake: "
                           f"{type(error).__name__}: {error}") from None
@@ -98,10 +131,12 @@ def hidden_tests(master: Master) -> str:
             continue
         mistakes = edited_sources(master, spec)
         reference = reference_source(master, exercise)
-        _checked(master.name, exercise, spec_text(master, exercise), setup, reference, tuple(sorted(mistakes.items())))
+        called = helpers(master, exercise)
+        _checked(master.name, exercise, spec_text(master, exercise), setup, reference, tuple(sorted(mistakes.items())),
+                 tuple(called.items()))
         constant = f"SPEC_{exercise.upper()}"
         blocks.append(f"{constant} = _Declared(_read_spec({exercise!r}, {spec_text(master, exercise)!r}),\n"
-                      f"    {setup!r},\n    {reference!r},\n    {mistakes!r})")
+                      f"    {setup!r},\n    {reference!r},\n    {mistakes!r},\n    {called!r})")
         tags = ", ".join(repr(m.id) for m in spec.mistakes)
         for group, points in group_points(spec).items():
             title = TITLES[group].format(f=exercise, n=spec.draws)
@@ -125,25 +160,35 @@ def expected_where_silent(master: Master, exercise: str) -> str:
 
 
 def public_check(master: Master, exercise: str) -> str:
-    """An otter check on the first edge probe (sizes near the middle) and the smallest one, for an exercise with a spec and no public cell: its inputs
-    and expected results written out, compared to the derived float32 bound."""
+    """An otter check on the first edge probe (sizes near the middle) and the smallest one, for an exercise with a
+    spec and no public cell: its inputs, the expected results and each declared mistake's written out (to float32's
+    nine digits), compared to the derived float32 bound. A failure says, in a few lines, which call, the largest
+    error and where, the spec's hint, and the declared mistake the numbers match."""
     spec = declaration(master, exercise)
-    declared = Declared(spec, setup_source(master), reference_source(master, exercise), {})
+    declared = Declared(spec, setup_source(master), reference_source(master, exercise),
+                        edited_sources(master, spec), helpers(master, exercise))
     probes = declared.groups["edges"]
     smallest = sorted(range(1, len(probes)), key=lambda n: (sum(a.numel() for a in probes[n].args
                                                                 if isinstance(a, torch.Tensor)), n))
-    chosen = [0, *smallest[:1]]   # the middle of the space, and its smallest edge
     cases = []
-    for number in chosen:
+    for number in [0, *smallest[:1]]:   # the middle of the space, and its smallest edge
         probe = probes[number]
         expected = declared.expected(declared.reference, probe)
-        cases.append({"label": probe.label, "init": list(probe.init),
+        mistakes = []
+        for mistake, function in declared.mistakes.items():
+            try:
+                mistakes.append([declared.says[mistake], [_plain(w) for w, _ in declared.expected(function, probe)]])
+            except Exception:  # noqa: BLE001 - this mistake raises on this probe: nothing to match
+                continue
+        cases.append({"call": declared.describe(probe), "init": list(probe.init),
                       "args": [_plain(a) for a in probe.args],
                       "params": {n: _plain(p) for n, p in declared.params(probe).items()},
                       "expected": [_plain(want) for want, _ in expected],
-                      "bound": [float(4 * bound.max()) if bound.numel() else 0.0 for _, bound in expected]})
+                      "bound": [float(f"{4 * float(bound.max()):.3g}") if bound.numel() else 0.0 for _, bound in expected],
+                      "mistakes": mistakes})
     return (f"@test_case(points=None, hidden=False)\ndef test_{exercise}({exercise}):\n"
-            f"    import torch\n    for case in {cases!r}:\n"
+            f"    import torch\n    hint = {spec.hint!r}\n"
+            f"    for case in {cases!r}:\n"
             "        args = [torch.tensor(a[1], dtype=getattr(torch, a[0])) if isinstance(a, list) else a "
             "for a in case['args']]\n"
             f"        made = {exercise}\n"
@@ -157,17 +202,33 @@ def public_check(master: Master, exercise: str) -> str:
             "                    holder.copy_(torch.tensor(value))\n"
             "        with torch.no_grad():\n            got = made(*args)\n"
             "        got = list(got) if isinstance(got, (tuple, list)) else [got]\n"
-            "        for one, (dtype, value), bound in zip(got, case['expected'], case['bound']):\n"
+            "        for n, (one, (dtype, value), bound) in enumerate(zip(got, case['expected'], case['bound'])):\n"
             "            want = torch.tensor(value, dtype=getattr(torch, dtype))\n"
             "            assert tuple(one.shape) == tuple(want.shape), (\n"
-            f"                f\"{exercise} on {{case['label']}}: shape {{tuple(one.shape)}}, expected {{tuple(want.shape)}}\")\n"
-            "            assert torch.allclose(one.double(), want.double(), rtol=0, atol=bound), (\n"
-            f"                f\"{exercise} on {{case['label']}}: expected {{want.tolist()}}, got {{one.tolist()}}\")\n")
+            "                f\"{case['call']}: shape {tuple(one.shape)}, expected {tuple(want.shape)}. {hint}\")\n"
+            "            if torch.allclose(one.double(), want.double(), rtol=0, atol=bound):\n"
+            "                continue\n"
+            "            error = (one.double() - want.double()).abs().nan_to_num(float('inf'))\n"
+            "            where = tuple(int(i) for i in torch.unravel_index(error.argmax(), error.shape))\n"
+            "            said = [says for says, results in case['mistakes'] if len(results) > n and "
+            "tuple(torch.tensor(results[n][1]).shape) == tuple(one.shape) and "
+            "torch.allclose(one.double(), torch.tensor(results[n][1]).double(), rtol=0, atol=bound, equal_nan=True)]\n"
+            "            raise AssertionError(\n"
+            "                f\"{case['call']}: wrong values, largest error {error.max().item():.3g} at index {where} \"\n"
+            "                f\"(got {one.double()[where].item():.6g}, expected {want.double()[where].item():.6g}; \"\n"
+            "                f\"float32 rounding allows {bound:.2g}). {hint}\"\n"
+            "                + (f\" Your numbers match a known mistake: {said[0]}.\" if said else ''))\n")
 
 
 def _plain(value):
+    """A tensor as [dtype, nested lists], each number to nine significant digits (a float32 exactly)."""
     if isinstance(value, torch.Tensor):
         dtype = str(value.dtype).removeprefix("torch.")
-        return [dtype, value.tolist()]
+        return [dtype, _rounded(value.tolist())]
     return value
 
+
+def _rounded(value):
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return float(f"{value:.9g}") if isinstance(value, float) else value

@@ -19,6 +19,7 @@ import torch
 from . import expect, tolerance
 from .calls import describe_value
 from .faults import StudentFault
+from .spec_callees import callee_explained
 from .spec_space import Declaration, Probe, draws, edges
 from .student import as_tensor, run_request
 from ..results import Diagnosis
@@ -26,11 +27,14 @@ from ..results import Diagnosis
 FACTOR = 8.0
 
 
-def compiled(setup: str, source: str, name: str):
-    """The definition `name` of `source`, run after the students' imports (`setup`)."""
+def compiled(setup: str, source: str, name: str, helpers: dict[str, str] | None = None) -> dict:
+    """The namespace in which `source` defines `name`, run after the students' imports (`setup`) and the master's
+    other exercises it calls (`helpers`, {name: their reference}), as a student's file holds them all."""
     namespace: dict = {"__name__": f"spec_{name}"}
+    for helper, code in (helpers or {}).items():
+        exec(compile(f"{setup}\n\n{code}", f"<master: {helper}>", "exec"), namespace)  # noqa: S102 - the master's code
     exec(compile(f"{setup}\n\n{source}", f"<master: {name}>", "exec"), namespace)  # noqa: S102 - the master's code
-    return namespace[name]
+    return namespace
 
 
 def built(cls, init: tuple):
@@ -59,10 +63,14 @@ def _tensors(output) -> list:
 class Declared:
     """One exercise's declaration with its reference and its mistakes' edited references."""
 
-    def __init__(self, spec: Declaration, setup: str, reference: str, mistakes: dict[str, str]) -> None:
+    def __init__(self, spec: Declaration, setup: str, reference: str, mistakes: dict[str, str],
+                 helpers: dict[str, str] | None = None) -> None:
         self.spec = spec
-        self.reference = compiled(setup, reference, spec.exercise)
-        self.mistakes = {m.id: compiled(setup, mistakes[m.id], spec.exercise) for m in spec.mistakes if m.id in mistakes}
+        self.namespace = compiled(setup, reference, spec.exercise, helpers)
+        self.reference = self.namespace[spec.exercise]
+        self.callees = tuple(helpers or ())   # other exercises of the master that the reference calls
+        self.mistakes = {m.id: compiled(setup, mistakes[m.id], spec.exercise, helpers)[spec.exercise]
+                         for m in spec.mistakes if m.id in mistakes}
         self.says = {m.id: m.says for m in spec.mistakes}
         self.is_class = isinstance(self.reference, type)
         self._references: dict[str, list] = {}
@@ -180,14 +188,17 @@ class Declared:
     def judge(self, student, group: str) -> None:
         """The student's answers on every probe of `group`, in one round trip, each against the reference."""
         probes, expected = self.groups[group], self.reference_results(group)
-        replies = student.runs(self.requests(group))
+        try:
+            replies = student.runs(self.requests(group))
+        except StudentFault as fault:
+            raise callee_explained(self, student, group, fault) from None
         for probe, want, reply in zip(probes, expected, replies):
             student.judging(reply)
             try:
                 self.compare(reply.output, want, f"{self.describe(probe)}")
             except StudentFault as fault:
                 fault.diagnoses = tuple(fault.diagnoses) + self.named(group, [r.output for r in replies])
-                raise
+                raise callee_explained(self, student, group, fault) from None
 
     def named(self, group: str, outputs: list) -> tuple[Diagnosis, ...]:
         """The declared mistake whose edited reference gives the student's answers on every probe it answers."""
@@ -218,6 +229,8 @@ class Declared:
             for probe in probes:
                 try:
                     self.expected(self.reference, probe)
+                except NameError as error:
+                    return [undefined(name, error)]
                 except Exception as error:  # noqa: BLE001 - the master's own code: said to its author
                     return [f"the reference {name} raises {type(error).__name__} ({error}) on the {group} probe "
                             f"'{probe.label}': the declared space is wider than the reference handles."]
@@ -244,6 +257,13 @@ class Declared:
                     return [f"mistakes {first} and {second} of {name} give the same results on every {group} probe, "
                             "so feedback could not tell them apart: drop one or widen the spec."]
         return []
+
+
+def undefined(exercise: str, error: NameError) -> str:
+    """The one sentence for a reference that uses a name nothing defines."""
+    return (f"the reference of {exercise} uses the name '{error.name}', which neither the setup cell nor an exercise "
+            "of the master defines: import it in the setup cell, or write it as an exercise of this master (a "
+            "reference may call the master's other exercises).")
 
 
 def _pairs(items: list) -> list[tuple]:

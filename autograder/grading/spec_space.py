@@ -65,6 +65,7 @@ class Declaration:
     draws: int
     hint: str
     mistakes: tuple[Mistake, ...]
+    derived: dict = field(default_factory=dict)   # {size: its factors}: "d_model": "h * d_head"
 
 
 @dataclass(frozen=True)
@@ -87,18 +88,26 @@ def read(exercise: str, text: str) -> Declaration:
         raise wrong(f"is not one Python dict literal ({error})") from None
     if not isinstance(raw, dict) or set(raw) - KEYS:
         raise wrong(f"must be a dict with keys among {sorted(KEYS)}, got {sorted(raw) if isinstance(raw, dict) else raw!r}")
-    sizes = {}
+    sizes, derived = {}, {}
     for name, bounds in (raw.get("sizes") or {}).items():
+        if isinstance(bounds, str):
+            derived[name] = tuple(word.strip() for word in bounds.split("*"))
+            continue
         if not (isinstance(bounds, (list, tuple)) and len(bounds) == 2 and all(type(b) is int for b in bounds)
                 and 1 <= bounds[0] <= bounds[1]):
             raise wrong(f"size {name!r} needs [lowest, highest] whole numbers from 1 up, got {bounds!r}")
         sizes[name] = (bounds[0], bounds[1])
+    for name, factors in derived.items():
+        if not all(f in sizes or f.isdigit() for f in factors):
+            raise wrong(f"size {name!r} is [lowest, highest] or a product of sizes with a range and whole numbers "
+                        f"such as 'h * d_head', got {' * '.join(factors)!r}")
     apart = frozenset(frozenset(pair) for pair in raw.get("apart") or [])
     for pair in apart:
         if len(pair) != 2 or not pair <= set(sizes):
             raise wrong(f"`apart` lists pairs of declared sizes, got {sorted(pair)!r}")
-    args = tuple(_arg(wrong, name, value, sizes) for name, value in (raw.get("args") or {}).items())
-    init = tuple(_arg(wrong, name, value, sizes) for name, value in (raw.get("init") or {}).items())
+    named = {**sizes, **derived}
+    args = tuple(_arg(wrong, name, value, named) for name, value in (raw.get("args") or {}).items())
+    init = tuple(_arg(wrong, name, value, named) for name, value in (raw.get("init") or {}).items())
     if not args:
         raise wrong("declares no `args`")
     result = raw.get("result", "values")
@@ -116,7 +125,7 @@ def read(exercise: str, text: str) -> Declaration:
             raise wrong(f"mistake id {mistake_id!r} must be lower-case words joined by hyphens")
         mistakes.append(Mistake(mistake_id, value["edit"], value["at"], value["says"].strip(), str(value.get("to", ""))))
     return Declaration(exercise, sizes, apart, init, args, result, float(points), draws, str(raw.get("hint", "")),
-                       tuple(mistakes))
+                       tuple(mistakes), derived)
 
 
 def _arg(wrong, name: str, value: object, sizes: dict) -> Arg:
@@ -248,8 +257,20 @@ def draws(spec: Declaration) -> list[Probe]:
     return probes
 
 
+def with_derived(spec: Declaration, sizes: dict) -> dict:
+    """`sizes` with each derived size, the product of its factors."""
+    sizes = dict(sizes)
+    for name, factors in spec.derived.items():
+        product = 1
+        for factor in factors:
+            product *= int(factor) if factor.isdigit() else sizes[factor]
+        sizes[name] = product
+    return sizes
+
+
 def build(spec: Declaration, sizes: dict, how: dict, seed: int, label: str) -> Probe:
     """The probe's values: tensors drawn from `seed` in their declared range, scalars at their middle unless set."""
+    sizes = with_derived(spec, sizes)
     generator = torch.Generator().manual_seed(seed)
     leading_sizes = [int(n) for n in torch.randint(1, 4, (4,), generator=generator)]
 
@@ -286,6 +307,8 @@ def expectations(spec: Declaration) -> str:
         if arg.kind == "size":
             return f"`{arg.name}` is the size {arg.size} (a Python int)"
         if arg.kind in ("float", "int"):
+            if arg.low == arg.high:
+                return f"`{arg.name}` is the Python {arg.kind} {arg.low:g}"
             return f"`{arg.name}` is a Python {arg.kind} from {arg.low:g} to {arg.high:g}"
         dims = ", ".join(arg.dims)
         lead = ""
@@ -300,7 +323,8 @@ def expectations(spec: Declaration) -> str:
     if spec.init:
         parts.insert(0, f"the layer is built as {spec.exercise}({', '.join(a.name for a in spec.init)}), where "
                         + ", ".join(described(a) for a in spec.init))
-    sizes = ", ".join(f"{n} from {lo} to {hi}" for n, (lo, hi) in spec.sizes.items())
+    sizes = ", ".join([*(f"{n} = {lo}" if lo == hi else f"{n} from {lo} to {hi}" for n, (lo, hi) in spec.sizes.items()),
+                       *(f"{n} = {' * '.join(f)}" for n, f in spec.derived.items())])
     apart = "; ".join(f"{a} and {b} never equal" for a, b in (sorted(p) for p in spec.apart))
     text = f"{'; '.join(parts)}; sizes: {sizes}" + (f" ({apart})" if apart else "")
     text += (", any two of them may be equal" + (" unless said otherwise" if apart else "") if len(spec.sizes) > 1 else "")

@@ -210,6 +210,21 @@ def _field_name(path: Iterable[Any]) -> str:
     return name
 
 
+def _belongs(keys: list[str], schema: dict) -> str:
+    """Where each unknown key is a key: under which of this mapping's own keys (`notation` under `code:`)."""
+    where = []
+    for key in keys:
+        homes = []
+        for name, sub in schema.get("properties", {}).items():
+            ref = sub.get("$ref", "") if isinstance(sub, dict) else ""
+            target = QUIZ_SCHEMA["$defs"].get(ref.rsplit("/", 1)[-1], {}) if ref.startswith("#/$defs/") else sub
+            if isinstance(target, dict) and key in target.get("properties", {}):
+                homes.append(f"`{name}:`")
+        if homes:
+            where.append(f"'{key}' belongs under {' or '.join(homes)} ({homes[0][1:-2]}: {{{key}: ...}})")
+    return f"; {', '.join(where)}" if where else ""
+
+
 def _explain(error: ValidationError, field: str, qtype: Any) -> str:
     """One readable sentence for one schema violation."""
     subject = f"'{field}'" if field else "the file"
@@ -220,7 +235,7 @@ def _explain(error: ValidationError, field: str, qtype: Any) -> str:
     if kind == "additionalProperties":
         allowed = set(error.schema.get("properties", {}))
         extra = sorted(str(k) for k in error.instance if k not in allowed)
-        return f"unknown key(s) {', '.join(repr(k) for k in extra)}"
+        return f"unknown key(s) {', '.join(repr(k) for k in extra)}" + _belongs(extra, error.schema)
     if kind == "not":  # a key that this question type may not carry
         return f"{subject} is not allowed for a {qtype} question"
     if kind == "type":

@@ -223,6 +223,10 @@ def alternatives(node: ast.AST, root: ast.AST, context: Context) -> list[tuple[s
                 size = ast.Subscript(ast.Attribute(ast.Name(keys, ast.Load()), "shape", ast.Load()), number_node(-1),
                                      ast.Load())
                 put("wrap", ast.BinOp(node, ast.Div(), ast.BinOp(size, ast.Pow(), ast.Constant(0.5))), "scale-added")
+        if isinstance(node.op, (ast.Div, ast.Mult)):   # a scale left out: x / s -> x, x * s -> x
+            put("unwrap", node.left, "divisor-dropped" if isinstance(node.op, ast.Div) else "factor-dropped")
+            if isinstance(node.op, ast.Mult):
+                put("unwrap", node.right, "factor-dropped")
         if isinstance(node.op, (ast.Div, ast.Mult)) and not isinstance(node.op, ast.MatMult):
             put("operator", ast.BinOp(node.left, ast.Mult() if isinstance(node.op, ast.Div) else ast.Div(),
                                       node.right), "operator-div-mul")

@@ -16,7 +16,7 @@ from ..results import StudentResult
 from ..sandbox.isolation import notice
 from . import heatmap
 from .attention import GRADER, counts, needs_attention
-from .repairs import repairs_by_edit
+from .repairs import no_repairs_sentence, repairs_by_edit
 from .provisional import arrival_lists, late_label, late_students, mean_points, pending, review_banner_text
 from .class_stats import (CLASS_MEAN, ITEM_STATS_MIN_TAKERS, LOW_DISCRIMINATION, MIN_TAKERS, diagnosed_mistakes,
                           grader_problems, item_analysis, percent, score_overview, test_stats, undiagnosed_failures,
@@ -208,7 +208,7 @@ def repairs_section(results: list[StudentResult]) -> str:
             "of it pass, run like the student's code on the same inputs. A repair is what would fix the code, "
             "not what the student meant.</p>")
     if not found:
-        return head + '<p id="no-repairs">No failed part was one or two small edits away from passing.</p>'
+        return head + f'<p id="no-repairs">{esc(no_repairs_sentence(results))}</p>'
     rows = [[f"<code>{esc(c.edit)}</code>", num(len(c.students)), esc(", ".join(c.students)),
              esc(", ".join(c.questions))] for c in found]
     return head + table(["edit", "students", "who", "in"], rows, "repairs")

@@ -10,6 +10,7 @@ and parseable; the data-* attributes carry the state and share for tools and tes
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..results import FAILED, GRADER_ERROR, QuizResult, StudentResult, TestResult
@@ -25,9 +26,12 @@ SCALE = ["#ca0020", "#f4a582", "#f7f7f7", "#92c5de", "#0571b0"]
 STATE_TEXT = {NOT_ATTEMPTED: "—", UNREADABLE: "file", GRADER_PROBLEM: "grader"}
 LEGEND = {
     NOT_ATTEMPTED: "not attempted: no file handed in, or the stub left as it was",
-    UNREADABLE: "file handed in but could not be read (see Needs your attention)",
+    UNREADABLE: "file handed in but could not be read, or this part of it Python cannot parse (see Needs your attention)",
     GRADER_PROBLEM: "a check hit a grader problem: not a score, regrade once fixed",
 }
+# A part missing because Python could not parse its definition (grading/student.py: explain_error): handed in,
+# not left as the stub.
+BROKEN = re.compile(r"Running your file stopped with (SyntaxError|IndentationError|TabError)\b")
 CSS = """
 .heatmap-frame { overflow-x: auto; }
 table.heatmap { font-size: .9em; }
@@ -68,7 +72,7 @@ def code_cell(result: StudentResult, tests: list[TestResult]) -> Cell:
         return Cell(GRADER_PROBLEM, score, top, "a check of this question hit a grader problem")
     scored = [t for t in tests if t.max_score > 0] or tests  # a zero-point flag is not an attempt
     if all(t.status == FAILED and not t.attempted for t in scored):
-        if tests[0].assignment in result.unreadable:
+        if tests[0].assignment in result.unreadable or any(BROKEN.search(t.output) for t in scored):
             return Cell(UNREADABLE, score, top, tests[0].output)
         return Cell(NOT_ATTEMPTED, score, top, tests[0].output)
     return Cell(SCORE, score, top)

@@ -77,3 +77,28 @@ def repairs_by_edit(results: list[StudentResult]) -> list[RepairCount]:
 def repaired_questions(result: StudentResult) -> set[tuple[str, str]]:
     """(assignment, question) of each question a repair was found for."""
     return {(t.assignment, t.question) for t in result.tests if t.status == FAILED and t.repair}
+
+
+def no_repairs_sentence(results: list[StudentResult]) -> str:
+    """What is true when no repair was found: the search runs only on failed parts no mistake names."""
+    failed: dict[tuple, list] = {}
+    for result in results:
+        for test in result.tests:
+            if test.status == FAILED and test.attempted and test.max_score > 0:
+                failed.setdefault((result.student_id, test.assignment, test.question), []).append(test)
+    named = sum(1 for tests in failed.values() if any(t.diagnoses for t in tests))
+    searched = sum(1 for tests in failed.values() if not any(t.diagnoses for t in tests)
+                   and any(t.repair_tried for t in tests))
+    if not failed:
+        return "No part failed, so no repair was searched for."
+    parts = []
+    if searched:
+        parts.append(f"none of the {searched} failed part{'s' * (searched != 1)} that no mistake named was one or "
+                     "two small edits away from passing")
+    if named:
+        parts.append(f"{named} failed part{'s' * (named != 1)} named by a diagnosed or declared mistake "
+                     f"{'were' if named != 1 else 'was'} not searched (their feedback names the mistake)")
+    if not parts:
+        return "No repair search ran on the failed parts."
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
