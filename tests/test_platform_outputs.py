@@ -51,7 +51,7 @@ def canvas_rows(out: Path) -> list[dict[str, str]]:
 
 def blank_quiz_cells(out: Path) -> tuple[int, int]:
     """(quiz cells canvas.csv leaves blank, students with one): answers waiting for review."""
-    blank = [[q for q in ("quiz attention", "quiz attention_score") if row[q] == ""] for row in canvas_rows(out)]
+    blank = [[q for q in (f"quiz {quiz}" for quiz in quiz_ids()) if row[q] == ""] for row in canvas_rows(out)]
     return sum(map(len, blank)), sum(1 for cells in blank if cells)
 
 
