@@ -17,13 +17,7 @@ from tests.diagnosis_cases import (CHILD, CORRECT, HANDWRITTEN, WRONG, defined_n
 SEEDS = (0, 1)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Small float64 tensors: a second thread only adds contention (the grading worker runs with one too)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small float64 tensors: a second thread only contends
 
 
 def wrong_code_cases() -> list:

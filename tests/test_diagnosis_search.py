@@ -23,12 +23,7 @@ heldout = sys.modules.setdefault("heldout_mistakes", importlib.util.module_from_
 spec.loader.exec_module(heldout)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small float64 tensors: a second thread only contends
 
 
 def attention_code(scale: str = "/ math.sqrt(K.shape[-1])", dim: int = -1, fill: str = "float('-inf')") -> str:

@@ -44,12 +44,7 @@ def test_every_built_in_target_belongs_to_one_assignment_of_this_course():
     assert set(WRONG_CODES) == set(OWNERS)  # the generator reaches every target
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small float64 tensors: a second thread only contends
 
 
 def diagnoser_of(assignment: str | None, observations) -> Diagnoser:
