@@ -197,7 +197,8 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
             edited = dataclasses.replace(source, cells=source.cells[:index] + (text,) + source.cells[index + 1:])
             if confirmed(server, edited, ordered, budget):
                 shown = edit_space.shown_apart(cell, question, list(chosen))
-                return Repair(question, index, tuple(sorted(shown, key=lambda e: (e.line, e.index))), len(checks), tried)
+                return Repair(question, index, tuple(sorted(shown, key=lambda e: (e.line, e.index))),
+                              len(checks), tried)
         if budget.out_of_time():   # a screen or a check cut short: what it did not answer was not tried
             cut = True
             break
