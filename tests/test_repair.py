@@ -19,8 +19,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from autograder.repair import candidates, edits
+from autograder.repair import candidates, edits, pairs
 from autograder.results import FAILED, Fix, StudentResult
 from autograder.results import TestResult as Result
 from tests.classroom import solution_text
@@ -277,6 +279,24 @@ class SingleHeadAttention(nn.Module):
         Q, K, V = self.W_Q(x_q), self.W_K(x_kv), self.W_V(x_kv)
         return attention(Q, V, K, mask)
 '''
+# two slips in one function, one of which an edit fixes alone on some calls: the scores from V on every call, and
+# the mask read from V (seen only where V has a zero); then one that raises on every call before the other shows
+MASK_AND_SCORE = '''
+def attention(Q, K, V, mask=None):
+    scores = Q @ V.transpose(-2, -1) / math.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(V == 0, float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    return weights @ V, weights
+'''
+RAISES_FIRST = '''
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.transpose(-2, -1) / K.shape[-1]
+    if mask > None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    return weights @ V, weights
+'''
 HANGING = '''
 
 def causal_mask(T):
@@ -316,6 +336,8 @@ def graded(tmp_path_factory):
              "right": {"attention_scores.py": scores, "single_head_attention.py": layer}}
     files["caller_and_callee"] = {"single_head_attention.py": layer + "\n\n" + CALLER_AND_CALLEE}
     files["hanging"] = {"attention_scores.py": scores + "\n\n" + HANGING}
+    files["mask_and_score"] = {"single_head_attention.py": layer + "\n\n" + MASK_AND_SCORE}
+    files["raises_first"] = {"single_head_attention.py": layer + "\n\n" + RAISES_FIRST}
     files["crashing"] = {"attention_scores.py": scores + "\n\n" + CRASHING}
     with environment(ATTNKIT_SANDBOX_LIMITS=QUICK_LIMITS):
         results = grade(write_class(root / "in", files), root / "out")
@@ -381,6 +403,20 @@ def test_two_slips_in_one_function_are_shown_as_two_edits(graded):
     assert "two edits together make every check of attention pass" in feedback_markdown(results["two_slips"])
     fixed = bench().fixed_text(text, test.repair)
     assert "K.shape[-1]" in fixed.split("def attention")[-1] and "e.sum(-1, keepdim=True)" in fixed
+
+
+@pytest.mark.parametrize("student,lines", [("mask_and_score", ["Q @ V.transpose", "V == 0"]),
+                                           ("raises_first", ["/ K.shape[-1]", "mask > None"])])
+def test_two_slips_in_one_function_one_fixed_alone_on_some_calls_are_both_repaired(graded, student, lines):
+    # one slip's edit alone makes some wrong calls right, or stops the crash: the search pairs it with the others first
+    files, results = graded
+    text = files[student]["single_head_attention.py"]
+    test = carrying(results[student], "attention")
+    assert sorted(f.where for f in test.repair) == [f"line {line_of(text, code)}" for code in lines], \
+        f"{student}: {test.repair or test.repair_tried}"
+    if student == "mask_and_score":   # each edit made by text on its line (the bench makes none in an `if`'s test)
+        fixed = bench().fixed_text(text, test.repair)
+        assert fixed is not None and not any(code in fixed.split("def attention")[-1] for code in lines)
 
 
 def test_a_helpers_discarded_result_is_kept_on_the_students_line(tmp_path):
@@ -541,3 +577,58 @@ def commonmark(text: str) -> str | None:
     except ImportError:
         return None
     return MarkdownIt("commonmark", {"html": True, "linkify": False}).render(text)
+
+
+# --- which pairs are tried ----------------------------------------------------------------------------------
+
+def made_up(places: list[int]) -> list[edits.Edit]:
+    return [edits.Edit(place, number, "call", f"a{number}", f"b{number}", 1, f"k{number}")
+            for number, place in enumerate(places)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=0, max_size=40), st.data())
+def test_pairs_hold_each_partial_repair_with_every_other_edit_and_every_pair_when_all_fit(places, data):
+    singles = made_up(places)
+    near = data.draw(st.lists(st.sampled_from(singles), max_size=8, unique_by=id)) if singles else []
+    partial = data.draw(st.lists(st.sampled_from(singles), max_size=4, unique_by=id)) if singles else []
+    found = pairs.pairs_of(near, singles, partial)
+    keys = [frozenset(map(id, p)) for p in found]
+    assert len(found) <= pairs.PAIRS and len(set(keys)) == len(keys)
+    assert all(len(p) == 2 and p[0].index < p[1].index for p in found)   # two places, in the order of the code
+    possible = {frozenset((id(a), id(b))) for a in singles for b in singles if a.index != b.index}
+    wanted = [frozenset((id(a), id(b))) for a in partial[:pairs.PARTIAL] for b in singles if a.index != b.index]
+    if len(set(wanted)) <= pairs.PAIRS:
+        assert set(wanted) <= set(keys)
+    if len(possible) <= pairs.PAIRS:
+        assert set(keys) == possible
+
+
+def same_statement_pairs(cell: str, name: str) -> list[tuple]:
+    found = candidates.singles(cell, name)
+    return [(a, b) for i, a in enumerate(found) for b in found[i + 1:]
+            if a.line == b.line and a.index != b.index and "(moved" not in a.new + b.new]
+
+
+@pytest.mark.parametrize("where,cell,name", DEFINITIONS, ids=[f"{w}-{n}" for w, _, n in DEFINITIONS])
+def test_two_edits_of_one_statement_made_as_shown_in_either_order_give_the_repair(where, cell, name):
+    # what the student reads is what was checked: each shown edit made by text on its line, in either order
+    found = same_statement_pairs(cell, name)
+    touching = [(a, b) for a, b in found if a.old in b.new or b.old in a.new]
+    for a, b in (touching[:6] + spread_pairs(found, 6)):
+        made = candidates.edited(cell, name, [a, b])
+        if made is None or any(bench().fixed_text(cell, [as_fix(e)]) is None for e in (a, b)):
+            continue   # nested edits are never made; the bench makes no edit of an `if`'s test by text
+        fixes = [as_fix(e) for e in candidates.shown_apart(cell, name, [a, b])]
+        for order in (fixes, fixes[::-1]):
+            text = bench().fixed_text(cell, order)
+            assert text is not None and dump(text, name) == ast.dump(ast.parse(ast.unparse(made)).body[0]), \
+                f"{where}: {[(f.old, f.new) for f in order]} made as shown is not the edit checked"
+
+
+def as_fix(edit) -> Fix:
+    return Fix("x", f"line {edit.line}", edit.old, edit.new)
+
+
+def spread_pairs(found: list, count: int) -> list:
+    return found[::max(1, len(found) // count)][:count]

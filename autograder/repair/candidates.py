@@ -114,3 +114,31 @@ def renamed(source: str, name: str, chosen: list[Edit], new_name: str) -> str | 
         if isinstance(node, ast.Name) and node.id == name:
             node.id = new_name
     return ast.unparse(root)
+
+
+def shown_apart(source: str, name: str, chosen: list[Edit]) -> list[Edit]:
+    """The edits as the student is shown them: two in one statement whose code the other's touches (the names of
+    `scores + f(mask)` swapped: `scores` → `mask` and `mask` → `scores`, made one after the other, would undo
+    each other) are shown as one edit of that statement, before and after; the others as they are."""
+    if len(chosen) != 2 or any("(moved" in e.new for e in chosen):
+        return list(chosen)
+    a, b = sorted(chosen, key=lambda e: e.index)
+    if not (a.old in b.new or b.old in a.new or a.old in b.old or b.old in a.old or a.new in b.old or b.new in a.old):
+        return list(chosen)
+    segment = _segment(source, name)
+    after = edited(source, name, [a, b])
+    if segment is None or after is None:
+        return list(chosen)
+    before = definition(ast.parse(segment), name)
+    old, new = statement_at(before, a, b), statement_at(after, a, b)
+    if old is None or new is None or type(old) is not type(new) or old.lineno != new.lineno \
+            or ast.unparse(old) == ast.unparse(new):
+        return list(chosen)
+    return [Edit(a.index, a.choice, a.kind, ast.unparse(old), ast.unparse(new), old.lineno, f"{a.key}-and-{b.key}")]
+
+
+def statement_at(root: ast.AST, a: Edit, b: Edit) -> ast.stmt | None:
+    """The innermost statement (not a block) on both edits' lines, if one holds them both."""
+    found = [n for n in ast.walk(root) if isinstance(n, ast.stmt) and not hasattr(n, "body")
+             and n.lineno <= min(a.line, b.line) and max(a.line, b.line) <= (n.end_lineno or n.lineno)]
+    return max(found, key=lambda n: n.lineno) if found else None

@@ -29,11 +29,10 @@ from ..diagnosis.probe import Probe, spec_shape
 from ..diagnosis.registry import EXACT_ZEROS, canonical, reference
 from . import candidates as edit_space  # the candidates of one definition, listed and made
 from .budget import Budget, budget_setting  # noqa: F401 - one student's budget
-from .edits import Edit, definition
+from .edits import definition
+from .pairs import PAIR_POOL, PAIRS, pairs_of  # noqa: F401 - which pairs are tried, in which order
 
 SINGLES = 96     # single edits tried per definition, at most
-PAIRS = 120      # pairs tried per definition, at most
-PAIR_POOL = 8    # each pair holds one of this many single edits (those that came closest to the right result)
 RAISED = 1e6      # how far from the right result a call that raised counts, for ranking pairs
 UNSCREENED = 12   # candidates run through the checks when no wrong call can screen them (a gradient, say)
 CONFIRMED = 3     # candidates run through the checks per phase, at most: each costs the part's whole grading
@@ -101,21 +100,6 @@ def passes(handle: StudentFile, checks: list[Check]) -> bool:
     return True
 
 
-def pairs_of(near: list[Edit], singles: list[Edit]) -> list[tuple[Edit, ...]]:
-    """Pairs of edits at two different places, one of them among `near` (the single edits that came closest to
-    the right result alone), the other any single edit, in the order of `singles` (search: those that changed the
-    wrong calls' results first), the pairs of the earliest first."""
-    found, seen = [], set()
-    for rank_b, b in enumerate(singles):
-        for rank_a, a in enumerate(near):
-            key = tuple(sorted((id(a), id(b))))
-            if a.index != b.index and key not in seen:
-                seen.add(key)
-                found.append((rank_a + rank_b, tuple(sorted((a, b), key=lambda e: e.index))))
-    found.sort(key=lambda item: item[0])
-    return [pair for _, pair in found[:PAIRS]]
-
-
 def wrong_calls(handle: StudentFile, target: str) -> list[tuple[Probe, object]]:
     """(call, what the student's code gave) for the calls of `target` the checks made whose result was wrong (or
     that raised where the reference does not), as the diagnosis judges them: the smallest first (one with a
@@ -171,11 +155,11 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
     singles = edit_space.singles(cell, question)[:SINGLES]
     wrong = wrong_calls(handle, question) if handle is not None else []
     tried, cut = 0, False
-    near, partners = singles[:PAIR_POOL], singles
+    near, partners, partial = singles[:PAIR_POOL], singles, []
     for phase in ("singles", "pairs"):
         if phase == "pairs" and not pairs:
             break
-        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(near, partners)
+        batch = [(e,) for e in singles] if phase == "singles" else pairs_of(near, partners, partial)
         if not batch:
             continue
         if budget.spent():
@@ -196,6 +180,8 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
                 near = near[:PAIR_POOL]
                 # the other edit of a pair: first those that changed the wrong calls' results at all, cheapest first
                 partners = [c[0] for c in batch if c in screen.moved] + [c[0] for c in batch if c not in screen.moved]
+                # an edit that made some wrong calls right alone fixed one slip: its pairs look for the other
+                partial = [c[0] for c in screen.partial]
         else:
             wanted = max(0, UNSCREENED - tried)
             cut = cut or min(wanted, len(batch)) > budget.left
@@ -210,7 +196,8 @@ def search(server, source: SourceFile, question: str, checks: list[Check],
                 continue
             edited = dataclasses.replace(source, cells=source.cells[:index] + (text,) + source.cells[index + 1:])
             if confirmed(server, edited, ordered, budget):
-                return Repair(question, index, tuple(sorted(chosen, key=lambda e: (e.line, e.index))),
+                shown = edit_space.shown_apart(cell, question, list(chosen))
+                return Repair(question, index, tuple(sorted(shown, key=lambda e: (e.line, e.index))),
                               len(checks), tried)
         if budget.out_of_time():   # a screen or a check cut short: what it did not answer was not tried
             cut = True
@@ -251,7 +238,8 @@ class Screen:
         alive = [c for c in tried if c in self.names]
         gains: dict = {c: [] for c in alive}
         self.moved = set()   # the candidates whose result differs from the student's on some wrong call
-        right = set(alive)
+        self.partial: list = []   # partial repairs (below), the likeliest first
+        right, some, unraised = set(alive), set(), set()
         for number, ((probe, own), reference) in enumerate(zip(self.wrong, self.references)):
             asked = alive if self.function or number == 0 else [c for c in alive if c in right]
             names = [self.names[c] for c in asked]
@@ -264,9 +252,17 @@ class Screen:
                 gap = distance(output, reference, own)
                 if gap is not None:   # where the student's code raised, any answer of the right shape is progress
                     gains[c].append(gap - (before if before is not None else RAISED))
+                    if before is None:
+                        unraised.add(c)
                 if not right_on(probe, output, reference):
                     right.discard(c)
+                else:
+                    some.add(c)
         closeness = {c: sum(g) for c, g in gains.items() if g and min(g) < 0 and max(g) <= 0}
+        # partial repairs: right on some wrong call; then those that answered, of the right shape, where the
+        # student's code raised (one slip, the crash, fixed), the closest first
+        self.partial = [c for c in alive if c in some and c not in right] + sorted(
+            (c for c in alive if c in unraised and c not in some and c in closeness), key=lambda c: closeness[c])
         return [c for c in alive if c in right], closeness
 
     def close(self) -> None:
