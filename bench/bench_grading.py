@@ -114,20 +114,83 @@ class TreeMemory:
 
 
 def cpu_of_children() -> float:
-    """CPU seconds (user + system) of every finished descendant: workers, sandbox servers, students' children.
-    Unlike wall time it does not grow when other jobs share the machine."""
+    """CPU seconds (user + system) of every finished descendant that was waited for: the grading workers (and
+    bubblewrap). Unlike wall time it does not grow when other jobs share the machine."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def time_grading(count: int, workers: int, scratch: Path, one_mistake: bool = False) -> tuple[float, int, float]:
+class SandboxCPU(threading.Thread):
+    """CPU seconds of the sandbox's fork servers (zygotes) and of the students' processes they forked, sampled.
+    A zygote runs in bubblewrap's PID namespace and is killed at the end, never waited for, so neither its own
+    CPU time nor that of the students' processes it reaped ever reaches RUSAGE_CHILDREN. A zygote's counters
+    (its own and its reaped children's) only grow, so the last sample is kept; what a zygote does in the last
+    `period` before it is killed (its final reap) is missed."""
+
+    def __init__(self, period: float = 0.02) -> None:
+        super().__init__(daemon=True)
+        self.period = period
+        self.seen: dict[tuple[int, int], float] = {}  # (pid, start tick) -> own + reaped children's CPU seconds
+        self.zygotes: dict[tuple[int, int], bool] = {}
+        self.running = True
+
+    def run(self) -> None:
+        ticks = os.sysconf("SC_CLK_TCK")
+        tree = TreeMemory()
+        while self.running:
+            stats = {}
+            for pid in tree.tree()[1:]:
+                try:
+                    with open(f"/proc/{pid}/stat") as stat:
+                        stats[pid] = stat.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    pass
+            for pid, fields in stats.items():
+                try:
+                    # a student's process is a fork of the zygote (the same command line): its time is counted
+                    # in the zygote's reaped children's once it ends, so only the zygote itself is read
+                    if self._zygote(pid, fields) and not self._zygote(int(fields[1]), stats.get(int(fields[1]))):
+                        self.seen[pid, int(fields[19])] = sum(int(n) for n in fields[11:15]) / ticks
+                except (OSError, ValueError, IndexError):
+                    pass
+            time.sleep(self.period)
+
+    def _zygote(self, pid: int, fields: list[str] | None) -> bool:
+        if fields is None:
+            return False
+        key = (pid, int(fields[19]))
+        if key not in self.zygotes:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    words = cmdline.read().rstrip(b"\0").split(b"\0")
+                # Python running zygote.py (bubblewrap's own command line ends with it too)
+                self.zygotes[key] = words[-1].endswith(b"/zygote.py") and b"bwrap" not in os.path.basename(words[0])
+            except OSError:
+                return False
+        return self.zygotes[key]
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.running = False
+        self.join()
+
+    def total(self) -> float:
+        return sum(self.seen.values())
+
+
+def time_grading(count: int, workers: int, scratch: Path, one_mistake: bool = False) -> tuple[float, int, float, float]:
+    """(wall s, peak PSS bytes, CPU s of the grading processes, CPU s of the sandbox's processes). With one worker
+    the class is graded in this process (grading/inprocess.py): its main thread's CPU time is the grader's."""
     submissions = make_class(scratch / f"class{count}", count, one_mistake)
-    with TreeMemory() as memory:
-        start, cpu = time.perf_counter(), cpu_of_children()
+    with TreeMemory() as memory, SandboxCPU() as sandbox:
+        start, cpu, own = time.perf_counter(), cpu_of_children(), time.thread_time()
         results = grade_class(submissions, scratch / f"out{count}", workers=workers)
-        elapsed, cpu = time.perf_counter() - start, cpu_of_children() - cpu
+        elapsed, cpu = time.perf_counter() - start, cpu_of_children() - cpu + time.thread_time() - own
     assert len(results) == count
-    return elapsed, memory.peak, cpu
+    return elapsed, memory.peak, cpu, sandbox.total()
 
 
 def bare_import_torch(repeats: int = 3) -> float:
@@ -187,8 +250,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="attnkit-bench-") as scratch_name:
         scratch = Path(scratch_name)
         torch_import = bare_import_torch()
-        small, _, small_cpu = time_grading(args.small, args.workers, scratch, args.one_mistake)
-        large, peak, large_cpu = time_grading(args.n, args.workers, scratch, args.one_mistake)
+        small, _, small_grader, small_sandbox = time_grading(args.small, args.workers, scratch, args.one_mistake)
+        large, peak, large_grader, large_sandbox = time_grading(args.n, args.workers, scratch, args.one_mistake)
+        small_cpu, large_cpu = small_grader + small_sandbox, large_grader + large_sandbox
         otter = None if args.no_otter else otter_run(scratch)
     marginal = (large - small) / (args.n - args.small)
     print(f"machine: {os.cpu_count()} cores; workers: {args.workers}; sandbox: full (bubblewrap when installed)")
@@ -206,6 +270,9 @@ def main() -> None:
               f"{otter / marginal:.1f} x (marginal)")
     print(f"CPU time per submission:             {large_cpu / args.n:7.3f} s  (all processes; marginal "
           f"{(large_cpu - small_cpu) / (args.n - args.small):.3f} s)")
+    print(f"  of which the students' processes and fork servers: {large_sandbox / args.n:.3f} s (marginal "
+          f"{(large_sandbox - small_sandbox) / (args.n - args.small):.3f} s); grading processes: "
+          f"{large_grader / args.n:.3f} s (marginal {(large_grader - small_grader) / (args.n - args.small):.3f} s)")
     print(f"peak memory of the grading tree:     {peak / 2**20:7.0f} MiB (PSS) for {args.n} submissions")
 
 

@@ -3,7 +3,8 @@
 Grades a class like `make bench`'s (half solutions, half demo mistakes; `--one-mistake`: the catalogue's) in this
 process with one worker, after a warm-up class, timing the grading process's own steps (wall and CPU): every
 request to a student's process (split into encoding the request, waiting for the answer, decoding the reply),
-children spawned and reaped, the diagnosis of failures and the result files. Then it times a trivial round trip
+children spawned and reaped, the diagnosis of failures and the result files, and the CPU time of the students'
+processes and the fork server (read from the zygote just before it is closed). Then it times a trivial round trip
 alone, which is what merging two round trips into one can save at most. Figures are per submission.
 
     python bench/profile_submission.py --n 40
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
+import os
 import statistics
 import sys
 import tempfile
@@ -62,6 +64,29 @@ def count_trips() -> None:
     server.Child.request = counted
 
 
+SANDBOX_CPU = [0.0]  # CPU seconds of the fork servers and of the students' processes they reaped
+
+
+def count_sandbox_cpu() -> None:
+    """The zygote's own CPU time and its reaped children's (the students' processes), read just before it is
+    closed: it is killed, never waited for, so that time reaches no rusage of the grading process."""
+    close = server.ForkServer.close
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    @functools.wraps(close)
+    def counted(self):
+        if self.zygote_pid is not None:
+            try:
+                with open(f"/proc/{self.zygote_pid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                SANDBOX_CPU[0] += sum(int(n) for n in fields[11:15]) / ticks
+            except (OSError, ValueError, IndexError):
+                pass
+        return close(self)
+
+    server.ForkServer.close = counted
+
+
 def trivial_round_trip(repeats: int = 300) -> tuple[float, float]:
     """(median wall, mean CPU of this process) of one probe that does nothing, in seconds."""
     chosen = resolve("auto", False)
@@ -89,6 +114,7 @@ def main() -> None:
     parser.add_argument("--one-mistake", action="store_true", help="the catalogue's one-mistake files")
     args = parser.parse_args()
     count_trips()
+    count_sandbox_cpu()
     timed(server.Child, "request", "request to a child (all)")
     timed(wire, "encode", "  encode (grading process)")
     timed(server.Child, "_await_reply", "  wait for the answer")
@@ -102,6 +128,7 @@ def main() -> None:
         grade_class(bench_grading.make_class(scratch / "warm", 2, args.one_mistake), scratch / "warm-out", workers=1)
         TIMED.clear()
         TRIPS.clear()
+        SANDBOX_CPU[0] = 0.0
         students = bench_grading.make_class(scratch / "class", args.n, args.one_mistake)
         wall, cpu = time.perf_counter(), time.process_time()
         grade_class(students, scratch / "out", workers=1)
@@ -109,6 +136,8 @@ def main() -> None:
     n = args.n
     print(f"{n} submissions, one worker in this process: {1000 * wall / n:.1f} ms wall and {1000 * cpu / n:.1f} ms "
           "CPU of the grading process per submission (its start-up included)")
+    print(f"the students' processes and the fork server: {1000 * SANDBOX_CPU[0] / n:.1f} ms CPU per submission "
+          "(their start-up included; in no rusage of the grading process)")
     print("round trips per submission: " + ", ".join(f"{op} {count / n:.1f}" for op, count in TRIPS.most_common()))
     for step, (count, spent, used) in TIMED.items():
         print(f"  {step:28s} {count / n:6.1f} per submission  {1000 * spent / n:7.1f} ms wall  {1000 * used / n:7.1f} ms CPU")
