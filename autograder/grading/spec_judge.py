@@ -236,6 +236,7 @@ class Declared:
                             f"'{probe.label}': the declared space is wider than the reference handles."]
         results = {}
         for mistake, function in self.mistakes.items():
+            missed = []
             for group, probes in self.groups.items():
                 outputs = []
                 for probe in probes:
@@ -247,8 +248,9 @@ class Declared:
                 wants = self.reference_results(group)
                 if probes and all(o is not None and self.agrees(o if len(o) > 1 else o[0], w)
                                   for o, w in zip(outputs, wants)):
-                    return [f"mistake {mistake} of {name} gives the reference's results on every one of its {group} "
-                            "probes, so no check can catch it: choose another edit or widen the spec."]
+                    missed.append(group)
+            if missed:
+                return [self._uncaught(mistake, missed)]
         for first, second in _pairs(list(self.mistakes)):
             for group, probes in self.groups.items():
                 if probes and all(a is not None and b is not None and self.agrees(a if len(a) > 1 else a[0],
@@ -257,6 +259,26 @@ class Declared:
                     return [f"mistakes {first} and {second} of {name} give the same results on every {group} probe, "
                             "so feedback could not tell them apart: drop one or widen the spec."]
         return []
+
+    def _uncaught(self, mistake: str, missed: list) -> str:
+        return _missed_sentence(self.spec.exercise, mistake, missed, self.groups)
+
+
+def _missed_sentence(name: str, mistake: str, missed: list, groups: dict) -> str:
+    """The refusal of a mistake some check cannot catch: which check, and why (its probes never reach an input on
+    which the edit changes the result)."""
+    checks = [g for g, probes in groups.items() if probes]
+    counted = {"edges": f"{len(groups['edges'])} edge probes", "draws": f"{len(groups['draws'])} seeded draws"}
+    if set(checks) <= set(missed):
+        return (f"mistake {mistake} of {name} gives the reference's results on every one of its "
+                f"{' and '.join(missed)} probes, so no check can catch it: choose another edit or widen the spec.")
+    group = missed[0]
+    other = next(g for g in checks if g not in missed)
+    advice = "raise `draws`, widen the spec or choose another edit" if group == "draws" else \
+             "widen the spec or choose another edit"
+    return (f"mistake {mistake} of {name} gives the reference's results on every one of its {group} probes: none of "
+            f"its {counted[group]} reaches an input on which the edit changes the result, so the {group} check would "
+            f"give it full marks (only the {other} check catches it); {advice}.")
 
 
 def undefined(exercise: str, error: NameError) -> str:
