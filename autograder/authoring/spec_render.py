@@ -90,7 +90,7 @@ def _read_as(source: str, exercise: str, edit, at: str) -> tuple[str, str] | Non
     if _same_code(edit.old, at):
         return edit.old, edit.new
     try:
-        wanted = ast.unparse(ast.parse(at.strip(), mode="eval").body)
+        wanted = ast.unparse(ast.parse(at.strip()).body[0]) if at.strip() else None
     except SyntaxError:
         return None
     segment = _segment(source, exercise)
@@ -101,10 +101,10 @@ def _read_as(source: str, exercise: str, edit, at: str) -> tuple[str, str] | Non
         return None
     parents = {id(child): parent for parent in ast.walk(root) for child in ast.iter_child_nodes(parent)}
     shown, replacement = node, new
-    while not isinstance(shown, ast.stmt):
+    while True:
         if ast.unparse(shown) == wanted:
             return ast.unparse(shown), ast.unparse(replacement)
-        if id(shown) not in parents:
+        if isinstance(shown, ast.stmt) or id(shown) not in parents:
             return None
         parent = parents[id(shown)]
         memo: dict = {}
@@ -116,6 +116,10 @@ def _read_as(source: str, exercise: str, edit, at: str) -> tuple[str, str] | Non
 
 def _why_not_one(edits: list, mistake, chosen: list, placed: list, shown: dict) -> str:
     """Why a declared mistake is not exactly one edit of the reference: what `at` matched, what it should match."""
+    if chosen and len({shown[id(e)][1] for e in chosen}) < len(chosen):   # one change, several places
+        lines = ", ".join(str(e.line) for e in sorted(chosen, key=lambda e: e.line))
+        return (f"`{mistake.edit}` makes this change of `{mistake.at}` in {len(chosen)} places (lines {lines} of "
+                "the reference): write as `at` an enclosing expression or statement that occurs once")
     if chosen:
         return (f"{len(chosen)} different `{mistake.edit}` edits change `{mistake.at}` (to " +
                 ", ".join(f"`{shown[id(e)][1]}`" for e in chosen) + "): `to` says which")
