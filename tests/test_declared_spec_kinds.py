@@ -2,8 +2,8 @@
 integer tensors whose values are bounded by sizes, a mask declared without broadcast forms, every malformed
 declaration refused in one sentence, a mistake's `at` given as an expression enclosing the edited code, one edit
 found twice counted once, and refusals that say exactly which check misses a mistake or which `to` an edit offers.
-The declaration under test is tests/cross_course/cross_attention.py (a cross-attention lesson written from the docs
-alone), checked in-process without a sandbox."""
+The declaration under test is the docs' example master, docs/examples/cross_attention.py (a cross-attention lesson
+first written from the docs alone), checked in-process without a sandbox; its quiz is checked to load."""
 from __future__ import annotations
 
 import ast
@@ -21,7 +21,8 @@ from autograder.grading.spec_judge import Declared
 from autograder.grading.spec_space import INTEGER, SpecError, expectations, read
 from autograder.repair.candidates import apply, singles
 
-CROSS = read_master(Path(__file__).parent / "cross_course" / "cross_attention.py")
+EXAMPLE = Path(__file__).parent.parent / "docs" / "examples"   # the docs' example master and quiz: one source
+CROSS = read_master(EXAMPLE / "cross_attention.py")
 
 
 def spec_of(exercise: str) -> str:
@@ -217,3 +218,10 @@ def test_a_mistake_only_the_draws_miss_is_refused_naming_that_check_and_why():
            "input on which the edit changes the result, so the draws check would give it full marks (only the " \
            "edges check catches it)" in refused[0], refused
     assert "no check can catch it" not in refused[0]
+
+
+def test_the_docs_example_quiz_loads_with_a_question_of_each_type():
+    from autograder.quiz import load_quiz
+    quiz = load_quiz(EXAMPLE / "cross_attention.yaml", formulas=False)
+    assert quiz.id == "cross_attention"
+    assert {"multiple_choice", "true_false", "numeric", "short_answer"} <= {q.type for q in quiz.questions}
