@@ -173,11 +173,14 @@ def _enclosing(source: str, exercise: str):
 @pytest.mark.parametrize("exercise", ["CrossAttention", "key_padding_mask"])
 def test_every_edit_declared_at_its_code_or_an_enclosing_one_is_made_or_refused_truthfully(exercise):
     source = reference_source(CROSS, exercise)
-    tried = 0
+    tried, seen = 0, set()
     for edit, around in _enclosing(source, exercise):
         if apply(source, exercise, [edit]) is None:
             continue
         for at in around[:3]:
+            if (edit.key, at) in seen:   # the same declaration: its answer is already checked
+                continue
+            seen.add((edit.key, at))
             mistake = {"edit": edit.key, "at": at, "says": "x"}
             text = spec_of(exercise).replace('"mistakes": {', f'"mistakes": {{"declared-one": {mistake!r},', 1)
             master = with_cell(CROSS, exercise, "spec", text)
@@ -194,7 +197,7 @@ def test_every_edit_declared_at_its_code_or_an_enclosing_one_is_made_or_refused_
                     assert " places (lines " in message and "enclosing expression or statement" in message, message
                 continue
             assert made != source
-    assert tried > 10
+    assert tried >= 8
 
 
 def test_a_to_the_edit_never_offers_says_which_forms_it_offers_and_which_edit_makes_it():

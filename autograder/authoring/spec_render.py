@@ -84,6 +84,14 @@ def edited_sources(master: Master, spec: Declaration) -> dict[str, str]:
     return made
 
 
+@lru_cache(maxsize=8)
+def _tree(source: str, exercise: str) -> tuple:
+    """The definition's tree as the edits were listed on it: (root, its nodes in order, parents, edit context)."""
+    root = definition(ast.parse(_segment(source, exercise)), exercise)
+    parents = {id(child): parent for parent in ast.walk(root) for child in ast.iter_child_nodes(parent)}
+    return root, list(nodes(root)), parents, Context(root)
+
+
 def _read_as(source: str, exercise: str, edit, at: str) -> tuple[str, str] | None:
     """(old, new) of the edit, read as the code `at` names: the edit's own code or an expression enclosing it
     (`self.W_K(x_kv)` for the swap of its `x_kv`); None when `at` is neither."""
@@ -93,13 +101,11 @@ def _read_as(source: str, exercise: str, edit, at: str) -> tuple[str, str] | Non
         wanted = ast.unparse(ast.parse(at.strip()).body[0]) if at.strip() else None
     except SyntaxError:
         return None
-    segment = _segment(source, exercise)
-    root = definition(ast.parse(segment), exercise)
-    node = list(nodes(root))[edit.index]
-    new = alternatives(node, root, Context(root))[edit.choice][1]
+    root, listed, parents, context = _tree(source, exercise)
+    node = listed[edit.index]
+    new = alternatives(node, root, context)[edit.choice][1]
     if new is None:
         return None
-    parents = {id(child): parent for parent in ast.walk(root) for child in ast.iter_child_nodes(parent)}
     shown, replacement = node, new
     while True:
         if ast.unparse(shown) == wanted:

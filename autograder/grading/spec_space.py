@@ -89,7 +89,7 @@ def read(exercise: str, text: str) -> Declaration:
         raise
     except Exception as error:  # noqa: BLE001 - a shape no check below foresaw: still one sentence, no traceback
         raise SpecError(f"the spec of {exercise}: an entry has a form the kit cannot read ({type(error).__name__}: "
-                        f"{error}); compare it with docs/authoring.md, \"Declaring a spec\"") from None
+                        f"{' '.join(str(error).split())}); compare it with docs/authoring.md, \"Declaring a spec\"") from None
 
 
 def _read(exercise: str, text: str) -> Declaration:
