@@ -228,3 +228,46 @@ def test_the_docs_example_quiz_loads_with_a_question_of_each_type():
     quiz = load_quiz(EXAMPLE / "cross_attention.yaml", formulas=False)
     assert quiz.id == "cross_attention"
     assert {"multiple_choice", "true_false", "numeric", "short_answer"} <= {q.type for q in quiz.questions}
+
+
+class InProcess:
+    """A student whose code runs in this process (the judge's side of a sandboxed round trip): a call that raises
+    fails as the sandbox reports it, `<call> raised <Type>: <message>`."""
+
+    def __init__(self, judged: Declared, function) -> None:
+        self.judged, self.function = judged, function
+
+    def runs(self, requests, **_):
+        from autograder.grading.faults import StudentFault
+        from autograder.grading.student import Reply
+        replies = []
+        for probe in self.probes:
+            try:
+                output = self.judged.run(self.function, probe, torch.float32)
+            except Exception as error:  # noqa: BLE001
+                raise StudentFault(f"{self.judged.describe(probe)} raised {type(error).__name__}: {error}") from None
+            replies.append(Reply(output=output))
+        return replies
+
+    def judging(self, reply):
+        return reply
+
+
+@pytest.mark.parametrize("group", ["edges", "draws"])
+def test_a_mistake_that_raises_is_named_when_the_student_raises_its_very_error(group):
+    from autograder.grading.faults import StudentFault
+    judged = declared(CROSS, "CrossAttention")
+    student = InProcess(judged, judged.mistakes["keys-from-queries"])
+    student.probes = judged.groups[group]
+    with pytest.raises(StudentFault) as failed:
+        judged.judge(student, group)
+    assert [d.mistake for d in failed.value.diagnoses] == ["keys-from-queries"], str(failed.value)
+    assert "the very error this mistake raises on CrossAttention(" in failed.value.diagnoses[0].evidence
+
+    def other_error(self, x_q, x_kv, key_mask):   # raises too, with another error: nothing named
+        raise ValueError("a different failure")
+    student = InProcess(judged, type("Other", (judged.reference,), {"forward": other_error}))
+    student.probes = judged.groups[group]
+    with pytest.raises(StudentFault) as failed:
+        judged.judge(student, group)
+    assert failed.value.diagnoses == ()

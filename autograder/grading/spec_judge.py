@@ -18,7 +18,7 @@ import torch
 
 from . import expect, tolerance
 from .calls import describe_value
-from .faults import StudentFault
+from .faults import NotAttempted, StudentFault
 from .spec_callees import callee_explained
 from .spec_space import Declaration, Probe, draws, edges
 from .student import as_tensor, run_request
@@ -191,6 +191,8 @@ class Declared:
         try:
             replies = student.runs(self.requests(group))
         except StudentFault as fault:
+            if not isinstance(fault, NotAttempted) and not fault.diagnoses:
+                fault.diagnoses = self.named_by_error(group, str(fault))
             raise callee_explained(self, student, group, fault) from None
         for probe, want, reply in zip(probes, expected, replies):
             student.judging(reply)
@@ -218,6 +220,24 @@ class Declared:
                     found.append(Diagnosis(mistake, self.says[mistake],
                                            f"your results equal, to float32 rounding, those of this mistake on all "
                                            f"{compared} calls of this check."))
+        return tuple(found) if len(found) == 1 else ()
+
+    def named_by_error(self, group: str, said: str) -> tuple[Diagnosis, ...]:
+        """The declared mistake that raises, at the first probe where it raises, the very error the student's code
+        raised (type and message, sizes and all): `K = self.W_K(x_q)` fails as soon as T_q differs from T_k."""
+        found = []
+        for mistake, function in self.mistakes.items():
+            for probe in self.groups[group]:
+                try:
+                    self.run(function, probe, torch.float32)
+                except Exception as error:  # noqa: BLE001 - the mistake's own error, compared with the student's
+                    first = (str(error).splitlines() or [""])[0].strip()
+                    error_text = f"{type(error).__name__}: {first}"
+                    if first and error_text in said:
+                        found.append(Diagnosis(mistake, self.says[mistake],
+                                               f"your code raised {error_text}, the very error this mistake raises "
+                                               f"on {self.describe(probe)}, the first call on which it raises."))
+                    break
         return tuple(found) if len(found) == 1 else ()
 
     # --- the declaration checked (make assignments) -----------------------------------------------------------
