@@ -1,8 +1,10 @@
 """A declared spec's argument space, and the probes drawn from it (docs/authoring.md, "Declaring a spec").
 
 A master's `role="spec"` cell is one Python dict literal (read with ast.literal_eval: no code runs). Its named
-sizes have ranges; a tensor argument's shape names them (`"... T_k"`: 1 to n leading dims of their own), a mask is
-bool and may broadcast (any of its dims may be 1), a Python scalar has a range. From that alone come:
+sizes have ranges; a tensor argument's shape names them (`"... T_k"`: 1 to n leading dims of their own), its dtype
+is float, integer or bool and its values lie in a range whose bounds may be sizes (`[1, "T_k"]`), a mask is bool and
+may broadcast (any of its dims may be 1, unless declared `"broadcast": False`), a Python scalar has a range. From that
+alone come:
 
 - the edges, deterministic: every size at each bound, every two sizes equal (unless declared `apart`), every
   rank of a `...`, every scalar at each bound, every value range reached at both ends, every mask dim at 1;
