@@ -68,6 +68,12 @@ def discover_assignments(source_dir: Path, assignments_dir: Path, course_file: P
     return tuple(listed + [name for name in found if name not in listed])
 
 
+def named_in_order() -> tuple[str, ...]:
+    """Every assignment the course file's `order` names, held here or not: a Gradescope zip of one release holds
+    only the released parts, and its course file still names the others (a student's early file is left alone)."""
+    return tuple(_names(_course_data(COURSE_FILE).get("order"), "order", COURSE_FILE))
+
+
 @lru_cache(maxsize=None)
 def assignments() -> tuple[str, ...]:
     """The course's assignments, in order (cached: the masters do not change while the kit runs)."""

@@ -1,8 +1,8 @@
 """The course's own facts, in one module: what this course holds, checked against source/ and quizzes/.
 
 The engine's tests run on any course (any number of assignments and quizzes, discovered from source/ and
-quizzes/); what is particular to this course lives here, and an instructor who changes the course edits this
-module: its parts, the lessons its quizzes were written from (their Knowledge Check and labelled answer sets,
+quizzes/); what is particular to this course lives here, and an instructor who removes or renames a part, or
+changes a lesson quiz, edits this module (adding the next lesson needs no edit here): its parts, the lessons its quizzes were written from (their Knowledge Check and labelled answer sets,
 tests/quiz/), the size rule of those quizzes and how much of them the labelled answer sets cover. The kit's
 own tests hold on a quiz of any size and on free-text questions no labelled set answers yet."""
 from __future__ import annotations
@@ -25,9 +25,11 @@ LABELLED_PER_QUESTION = 8  # labelled answers per short-answer or numeric questi
 HELDOUT_ANSWERS = 300  # answers per held-out set, covering every free-text question
 
 
-def test_the_course_is_what_source_and_quizzes_hold():
-    assert paths.ASSIGNMENTS == ASSIGNMENTS
-    assert course.quiz_ids() == QUIZZES
+def test_the_course_still_holds_its_parts_in_order():
+    """Each part listed here is still in source/ and quizzes/, in this order. A part added (the next lesson: a new
+    master, a new quiz) needs no edit here; a part removed or renamed does (edit ASSIGNMENTS / QUIZZES)."""
+    assert [a for a in paths.ASSIGNMENTS if a in ASSIGNMENTS] == list(ASSIGNMENTS), paths.ASSIGNMENTS
+    assert [q for q in course.quiz_ids() if q in QUIZZES] == list(QUIZZES), course.quiz_ids()
     assert set(LESSON_QUIZZES) <= set(QUIZZES) and set(QUESTION_PREFIX) == set(LESSON_QUIZZES)
 
 

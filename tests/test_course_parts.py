@@ -21,7 +21,7 @@ from autograder import course, paths
 from autograder.authoring.handout import student_readme
 from autograder.authoring.master import read_master
 from autograder.authoring.release import build_release
-from autograder.gradescope.build import build_zip, course_file_text
+from autograder.gradescope.build import build_zip, course_file_text, kit_files
 from tests import platforms
 
 pytestmark = pytest.mark.slow
@@ -150,6 +150,12 @@ def test_every_selection_hands_out_and_packs_only_its_parts(tmp_path):
         assert f"**{total:g}**" in readme
         shipped = yaml.safe_load(course_file_text(parts))  # the Gradescope zip's course file
         assert course.select(shipped["released"]) == parts and tuple(shipped["order"]) == ASSIGNMENTS
+        packed = set(kit_files(parts))   # the Gradescope zip's files: the released parts' graders, answers, keys only
+        for name in ASSIGNMENTS:
+            held = {f"autograder/graders/test_{name}.py", f"solutions/{name}/{name}.py", f"assignments/{name}/{name}.py"}
+            assert (held <= packed) if name in parts.assignments else not held & packed, (name, parts)
+        keys = {q.id: f"quizzes/{Path(q.source_path).name}" for q in quizzes.values()}
+        assert {keys[q] for q in parts.quiz_ids()} == {n for n in packed if n.startswith("quizzes/")}, parts
     first = course.select([ASSIGNMENTS[0]])
     with zipfile.ZipFile(build_release(tmp_path / "handout.zip", parts=first)) as archive:
         names = archive.namelist()

@@ -137,7 +137,7 @@ def spec_of(exercise: str) -> str:
      "no `keyword-dim-dropped` edit changes `scores / tau` in the reference (the edits of that code: divisor-dropped, operands-swapped, operator-div-mul, "),
     (('"values": [-8, 8]', '"values": [8, -8]'), "`values` is [lowest, highest]"),
     (('"T_k": [1, 16]', '"T_k": [1, 1]'), "mistake temperature-multiplied of sharpen gives the reference's results "
-                                          "on every one of its edges probes, so no check can catch it"),
+                                          "on every one of its edges and draws probes, so no check can catch it"),
 ])
 def test_a_declaration_that_cannot_grade_is_refused_in_one_sentence(change, refusal):
     master = with_cell(MASTER, "sharpen", "spec", spec_of("sharpen").replace(*change))
@@ -260,9 +260,9 @@ def test_every_edit_the_vocabulary_offers_is_documented():
 
 
 @pytest.mark.parametrize("mistake, refusal", [
-    ('{"edit": "call-transpose-dropped", "at": "heads.transpose(1, 2).reshape(B, T_q, d_model)", "says": "x"}',
-     "`at` is exactly the expression the edit changes, and `call-transpose-dropped` changes `K.transpose(-2, -1)`, "
-     "`heads.transpose(1, 2)`"),
+    ('{"edit": "call-transpose-dropped", "at": "heads.reshape(B, T_q, d_model)", "says": "x"}',
+     "(no code of the reference reads so); `at` is the expression the edit changes or one enclosing it, and "
+     "`call-transpose-dropped` changes `K.transpose(-2, -1)`, `heads.transpose(1, 2)`"),
     ('{"edit": "operator-div-dropped", "at": "math.sqrt(d_head)", "says": "x"}',
      "`operator-div-dropped` is no edit this reference offers anywhere"),
 ])

@@ -182,7 +182,7 @@ def test_a_spec_whose_mistake_no_check_catches_is_refused_before_anything_is_wri
                          timeout=600)
     assert run.returncode == 2, run.stdout + run.stderr
     assert (run.stdout + run.stderr).strip() == (f"{NAME}.py: mistake temperature-multiplied of sharpen gives the reference's results "
-                                  "on every one of its edges probes, so no check can catch it: choose another edit or "
+                                  "on every one of its edges and draws probes, so no check can catch it: choose another edit or "
                                   "widen the spec."), run.stdout + run.stderr
     assert digests(copy) == before
 

@@ -306,6 +306,8 @@ def run_checks():
     import otter
 
     tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tests')
+    if not os.path.isdir(tests):
+        raise SystemExit(f"The public checks are read from {os.path.normpath(tests)}, which is not there: run this file in the handout folder it came in, beside its `tests` folder.")
     grader = otter.Notebook(tests_dir=tests)
     failed = []
     for question in ['dot_scores', 'scaled_dot_scores', 'GeneralScore', 'AdditiveScore', 'apply_mask', 'attention_weights', 'causal_mask', 'padding_mask', 'softmax_entropy']:

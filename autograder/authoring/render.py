@@ -100,6 +100,14 @@ def as_comment(markdown: str) -> str:
     return "\n".join(f"# {line}".rstrip() for line in markdown.splitlines())
 
 
+def _where_to_run(master: Master, for_students: bool) -> str:
+    """Where the .py twin finds its public checks: said when it is run from elsewhere (one sentence, no traceback)."""
+    if for_students:
+        return "run this file in the handout folder it came in, beside its `tests` folder"
+    return (f"run this solution where `make assignments` wrote it, solutions/{master.name}/ in the kit, whose "
+            f"assignments/{master.name}/tests holds the checks")
+
+
 def python_twin(master: Master, for_students: bool, tests_dir: str) -> str:
     """The same content as a plain .py file: answers at top level, checks and explorations under main."""
     parts = [f'"""{master.name}: {GENERATED.format(name=master.name)}\n\nRun `python {master.name}.py` to run '
@@ -125,6 +133,9 @@ def python_twin(master: Master, for_students: bool, tests_dir: str) -> str:
         "    \"\"\"The public checks, in the notebook's order; returns how many failed.\"\"\"\n"
         "    import os\n    import otter\n\n"
         f"    tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), {tests_dir!r})\n"
+        "    if not os.path.isdir(tests):\n"
+        f"        raise SystemExit(f\"The public checks are read from {{os.path.normpath(tests)}}, which is not there: "
+        f"{_where_to_run(master, for_students)}.\")\n"
         "    grader = otter.Notebook(tests_dir=tests)\n"
         "    failed = []\n"
         f"    for question in {checks!r}:\n"

@@ -5,13 +5,15 @@ written from it. A declaration that cannot grade is refused with one sentence na
 from __future__ import annotations
 
 import ast
+import copy
 from functools import lru_cache
 
 import torch
 
 from ..grading.spec_judge import Declared, undefined
 from ..grading.spec_space import Declaration, SpecError, expectations, read
-from ..repair.candidates import apply, singles
+from ..repair.candidates import _segment, apply, singles
+from ..repair.edits import Context, alternatives, definition, nodes, substitute
 from .master import Master, MasterError, solution
 
 
@@ -63,32 +65,84 @@ def _same_code(a: str, b: str) -> bool:
 
 
 def edited_sources(master: Master, spec: Declaration) -> dict[str, str]:
-    """{mistake id: the reference with its one declared edit made}; MasterError when the edit is not exactly one."""
+    """{mistake id: the reference with its one declared edit made}; MasterError when the edit is not exactly one.
+    Edits found twice (the same change reached as two kinds of swap) are one edit: what counts is the code made."""
     source = reference_source(master, spec.exercise)
     edits = singles(source, spec.exercise)
     made = {}
     for mistake in spec.mistakes:
-        chosen = [e for e in edits if e.key == mistake.edit and _same_code(e.old, mistake.at)
-                  and (not mistake.to or _same_code(e.new, mistake.to))]
-        if len(chosen) != 1:
+        shown = {id(e): _read_as(source, spec.exercise, e, mistake.at) for e in edits if e.key == mistake.edit}
+        placed = [e for e in edits if shown.get(id(e))]
+        chosen = [e for e in placed if not mistake.to or _same_code(shown[id(e)][1], mistake.to)]
+        distinct: dict[str, object] = {}
+        for edit in chosen:
+            distinct.setdefault(apply(source, spec.exercise, [edit]), edit)
+        if len(distinct) != 1:
             raise MasterError(f"{master.name}.py: mistake {mistake.id} of {spec.exercise}: "
-                              f"{_why_not_one(edits, mistake, chosen)}.")
-        made[mistake.id] = apply(source, spec.exercise, chosen)
+                              f"{_why_not_one(edits, mistake, list(distinct.values()), placed, shown)}.")
+        made[mistake.id] = next(iter(distinct))
     return made
 
 
-def _why_not_one(edits: list, mistake, chosen: list) -> str:
+@lru_cache(maxsize=8)
+def _tree(source: str, exercise: str) -> tuple:
+    """The definition's tree as the edits were listed on it: (root, its nodes in order, parents, edit context)."""
+    root = definition(ast.parse(_segment(source, exercise)), exercise)
+    parents = {id(child): parent for parent in ast.walk(root) for child in ast.iter_child_nodes(parent)}
+    return root, list(nodes(root)), parents, Context(root)
+
+
+def _read_as(source: str, exercise: str, edit, at: str) -> tuple[str, str] | None:
+    """(old, new) of the edit, read as the code `at` names: the edit's own code or an expression enclosing it
+    (`self.W_K(x_kv)` for the swap of its `x_kv`); None when `at` is neither."""
+    if _same_code(edit.old, at):
+        return edit.old, edit.new
+    try:
+        wanted = ast.unparse(ast.parse(at.strip()).body[0]) if at.strip() else None
+    except SyntaxError:
+        return None
+    root, listed, parents, context = _tree(source, exercise)
+    node = listed[edit.index]
+    new = alternatives(node, root, context)[edit.choice][1]
+    if new is None:
+        return None
+    shown, replacement = node, new
+    while True:
+        if ast.unparse(shown) == wanted:
+            return ast.unparse(shown), ast.unparse(replacement)
+        if isinstance(shown, ast.stmt) or id(shown) not in parents:
+            return None
+        parent = parents[id(shown)]
+        memo: dict = {}
+        copied = copy.deepcopy(parent, memo)
+        substitute(copied, memo[id(shown)], replacement)
+        shown, replacement = parent, copied
+    return None
+
+
+def _why_not_one(edits: list, mistake, chosen: list, placed: list, shown: dict) -> str:
     """Why a declared mistake is not exactly one edit of the reference: what `at` matched, what it should match."""
+    if chosen and len({shown[id(e)][1] for e in chosen}) < len(chosen):   # one change, several places
+        lines = ", ".join(str(e.line) for e in sorted(chosen, key=lambda e: e.line))
+        return (f"`{mistake.edit}` makes this change of `{mistake.at}` in {len(chosen)} places (lines {lines} of "
+                "the reference): write as `at` an enclosing expression or statement that occurs once")
     if chosen:
-        return (f"{len(chosen)} `{mistake.edit}` edits change `{mistake.at}` (to " +
-                ", ".join(f"`{e.new}`" for e in chosen) + "): `to` says which")
+        return (f"{len(chosen)} different `{mistake.edit}` edits change `{mistake.at}` (to " +
+                ", ".join(f"`{shown[id(e)][1]}`" for e in chosen) + "): `to` says which")
+    if placed:   # the edit is there, but never to the code `to` names
+        offered = sorted({shown[id(e)][1] for e in placed})
+        other = sorted({e.key for e in edits if _same_code(e.old, mistake.at) and _same_code(e.new, mistake.to)})
+        return (f"`{mistake.edit}` changes `{mistake.at}` only to " + ", ".join(f"`{o}`" for o in offered)
+                + f", never to `{mistake.to}`"
+                + (f"; the edit that makes it so is {', '.join(f'`{k}`' for k in other)}" if other else ""))
     there = sorted({e.key for e in edits if _same_code(e.old, mistake.at)})
     places = sorted({e.old for e in edits if e.key == mistake.edit}, key=len)
     why = f"no `{mistake.edit}` edit changes `{mistake.at}` in the reference"
     why += f" (the edits of that code: {', '.join(there)})" if there else " (no code of the reference reads so)"
     if places:
-        shown = ", ".join(f"`{old}`" for old in places[:6]) + (", ..." if len(places) > 6 else "")
-        return f"{why}; `at` is exactly the expression the edit changes, and `{mistake.edit}` changes {shown}"
+        listed = ", ".join(f"`{old}`" for old in places[:6]) + (", ..." if len(places) > 6 else "")
+        return (f"{why}; `at` is the expression the edit changes or one enclosing it, and `{mistake.edit}` changes "
+                f"{listed}")
     keys = sorted({e.key for e in edits})
     return (f"{why}; `{mistake.edit}` is no edit this reference offers anywhere (docs/authoring.md, \"Declarable "
             f"edits\"); it offers {', '.join(keys)}")

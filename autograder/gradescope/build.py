@@ -24,34 +24,50 @@ COURSE_FILE = "source/course.yaml"  # in the zip: the course file saying which p
 
 
 def course_file_text(parts: Parts) -> str:
-    """The zip's course file: the course's assignments in order, and the parts released (the selection)."""
+    """The zip's course file: the course's assignments in order (a student's file of one not in the zip is known,
+    and left alone), and the parts released, the only ones the zip holds."""
     import yaml
 
-    return ("# Written by `make gradescope`: this zip grades the parts released here; the others are left alone.\n"
+    return ("# Written by `make gradescope`: this zip holds and grades only the parts released here.\n"
             + yaml.safe_dump({"order": list(paths.ASSIGNMENTS), "released": parts.names()}, sort_keys=False))
 
 
-def kit_files() -> dict[str, Path]:
-    """What run_autograder needs: the engine, the graders, the reference, the handout (to recognise
-    untouched files) and the quizzes; never the student demo class or the kit's own tests. The whole course
-    goes in (a student's file of a part not released is then known, and left alone); the course file that
-    build_zip adds says which parts are graded."""
+def kit_files(parts: Parts | None = None) -> dict[str, Path]:
+    """What run_autograder needs for the parts released (`parts`, default: the course file's): the engine, the
+    released assignments' graders, reference and handout (to recognise untouched files) and the released quizzes
+    (their keys); never an unreleased part's grader, solution or key, the student demo class or the kit's own
+    tests. A student's file of a part not in the zip is not a part of this course's release, and is left alone."""
+    parts = parts or released()
+    graders = paths.ROOT / "autograder" / "graders"
+    unreleased = {graders / f"test_{name}.py" for name in paths.ASSIGNMENTS if name not in parts.assignments}
     chosen = {}
     for path in sorted((paths.ROOT / "autograder").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
+        if path.is_file() and "__pycache__" not in path.parts and path not in unreleased:
             chosen[path.relative_to(paths.ROOT).as_posix()] = path
-    for name in paths.ASSIGNMENTS:
+    for name in parts.assignments:
         chosen[f"solutions/{name}/{name}.py"] = paths.SOLUTIONS_DIR / name / f"{name}.py"
         for path in sorted((paths.ASSIGNMENTS_DIR / name).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith("."):
                 chosen[path.relative_to(paths.ROOT).as_posix()] = path
-    for path in sorted(paths.QUIZZES_DIR.glob("*.yaml")):
+    for path in released_quiz_files(parts):
         chosen[f"quizzes/{path.name}"] = path
     for name in ("requirements.txt", "pyproject.toml"):
         chosen[name] = paths.ROOT / name
     for name in EXECUTABLE:
         chosen[name] = FILES / name
     return chosen
+
+
+def released_quiz_files(parts: Parts) -> list[Path]:
+    """The quiz files of the released quizzes (a file is known by the id inside it, not by its name)."""
+    if parts.quizzes is None:
+        return sorted(paths.QUIZZES_DIR.glob("*.yaml"))
+    if not parts.quizzes:
+        return []
+    from ..quiz import load_quizzes
+
+    quizzes = load_quizzes(paths.QUIZZES_DIR, formulas=False)
+    return sorted(Path(quizzes[q].source_path) for q in parts.quizzes)
 
 
 class ReviewRefused(ValueError):
@@ -85,7 +101,7 @@ def build_zip(target: Path, review: Path | None = None, parts: Parts | None = No
     parts = parts or released()
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_suffix(".tmp")
-    files = {**kit_files(), COURSE_FILE: paths.ROOT / COURSE_FILE}
+    files = {**kit_files(parts), COURSE_FILE: paths.ROOT / COURSE_FILE}
     if review is not None:
         files[paths.BUNDLED_REVIEW.name] = review
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -18,7 +18,7 @@ import torch
 
 from . import expect, tolerance
 from .calls import describe_value
-from .faults import StudentFault
+from .faults import NotAttempted, StudentFault
 from .spec_callees import callee_explained
 from .spec_space import Declaration, Probe, draws, edges
 from .student import as_tensor, run_request
@@ -191,6 +191,8 @@ class Declared:
         try:
             replies = student.runs(self.requests(group))
         except StudentFault as fault:
+            if not isinstance(fault, NotAttempted) and not fault.diagnoses:
+                fault.diagnoses = self.named_by_error(group, str(fault))
             raise callee_explained(self, student, group, fault) from None
         for probe, want, reply in zip(probes, expected, replies):
             student.judging(reply)
@@ -220,6 +222,24 @@ class Declared:
                                            f"{compared} calls of this check."))
         return tuple(found) if len(found) == 1 else ()
 
+    def named_by_error(self, group: str, said: str) -> tuple[Diagnosis, ...]:
+        """The declared mistake that raises, at the first probe where it raises, the very error the student's code
+        raised (type and message, sizes and all): `K = self.W_K(x_q)` fails as soon as T_q differs from T_k."""
+        found = []
+        for mistake, function in self.mistakes.items():
+            for probe in self.groups[group]:
+                try:
+                    self.run(function, probe, torch.float32)
+                except Exception as error:  # noqa: BLE001 - the mistake's own error, compared with the student's
+                    first = (str(error).splitlines() or [""])[0].strip()
+                    error_text = f"{type(error).__name__}: {first}"
+                    if first and error_text in said:
+                        found.append(Diagnosis(mistake, self.says[mistake],
+                                               f"your code raised {error_text}, the very error this mistake raises "
+                                               f"on {self.describe(probe)}, the first call on which it raises."))
+                    break
+        return tuple(found) if len(found) == 1 else ()
+
     # --- the declaration checked (make assignments) -----------------------------------------------------------
     def refusals(self) -> list[str]:
         """Why the declaration cannot grade: the reference fails its own space, a mistake passes a group's checks,
@@ -236,6 +256,7 @@ class Declared:
                             f"'{probe.label}': the declared space is wider than the reference handles."]
         results = {}
         for mistake, function in self.mistakes.items():
+            missed = []
             for group, probes in self.groups.items():
                 outputs = []
                 for probe in probes:
@@ -247,8 +268,9 @@ class Declared:
                 wants = self.reference_results(group)
                 if probes and all(o is not None and self.agrees(o if len(o) > 1 else o[0], w)
                                   for o, w in zip(outputs, wants)):
-                    return [f"mistake {mistake} of {name} gives the reference's results on every one of its {group} "
-                            "probes, so no check can catch it: choose another edit or widen the spec."]
+                    missed.append(group)
+            if missed:
+                return [self._uncaught(mistake, missed)]
         for first, second in _pairs(list(self.mistakes)):
             for group, probes in self.groups.items():
                 if probes and all(a is not None and b is not None and self.agrees(a if len(a) > 1 else a[0],
@@ -257,6 +279,26 @@ class Declared:
                     return [f"mistakes {first} and {second} of {name} give the same results on every {group} probe, "
                             "so feedback could not tell them apart: drop one or widen the spec."]
         return []
+
+    def _uncaught(self, mistake: str, missed: list) -> str:
+        return _missed_sentence(self.spec.exercise, mistake, missed, self.groups)
+
+
+def _missed_sentence(name: str, mistake: str, missed: list, groups: dict) -> str:
+    """The refusal of a mistake some check cannot catch: which check, and why (its probes never reach an input on
+    which the edit changes the result)."""
+    checks = [g for g, probes in groups.items() if probes]
+    counted = {"edges": f"{len(groups['edges'])} edge probes", "draws": f"{len(groups['draws'])} seeded draws"}
+    if set(checks) <= set(missed):
+        return (f"mistake {mistake} of {name} gives the reference's results on every one of its "
+                f"{' and '.join(missed)} probes, so no check can catch it: choose another edit or widen the spec.")
+    group = missed[0]
+    other = next(g for g in checks if g not in missed)
+    advice = "raise `draws`, widen the spec or choose another edit" if group == "draws" else \
+             "widen the spec or choose another edit"
+    return (f"mistake {mistake} of {name} gives the reference's results on every one of its {group} probes: none of "
+            f"its {counted[group]} reaches an input on which the edit changes the result, so the {group} check would "
+            f"give it full marks (only the {other} check catches it); {advice}.")
 
 
 def undefined(exercise: str, error: NameError) -> str:

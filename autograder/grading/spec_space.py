@@ -1,8 +1,10 @@
 """A declared spec's argument space, and the probes drawn from it (docs/authoring.md, "Declaring a spec").
 
 A master's `role="spec"` cell is one Python dict literal (read with ast.literal_eval: no code runs). Its named
-sizes have ranges; a tensor argument's shape names them (`"... T_k"`: 1 to n leading dims of their own), a mask is
-bool and may broadcast (any of its dims may be 1), a Python scalar has a range. From that alone come:
+sizes have ranges; a tensor argument's shape names them (`"... T_k"`: 1 to n leading dims of their own), its dtype
+is float, integer or bool and its values lie in a range whose bounds may be sizes (`[1, "T_k"]`), a mask is bool and
+may broadcast (any of its dims may be 1, unless declared `"broadcast": False`), a Python scalar has a range. From that
+alone come:
 
 - the edges, deterministic: every size at each bound, every two sizes equal (unless declared `apart`), every
   rank of a `...`, every scalar at each bound, every value range reached at both ends, every mask dim at 1;
@@ -25,7 +27,9 @@ from .student import probe_seed
 
 KEYS = {"sizes", "apart", "init", "args", "result", "points", "draws", "hint", "mistakes"}
 RESULTS = ("values", "exact")
-DTYPES = ("float32", "float64")
+DTYPES = ("float32", "float64", "int64", "int32", "bool")
+DTYPE_NAMES = {"float": "float32", "double": "float64", "int": "int64", "long": "int64"}   # what authors write too
+INTEGER = ("int64", "int32")
 
 
 class SpecError(ValueError):
@@ -38,10 +42,11 @@ class Arg:
     kind: str                        # tensor, mask, float, int, size
     dims: tuple[str, ...] = ()       # size names or digits (tensor, mask)
     leading: tuple[int, int] | None = None
-    low: float = -3.0                # values (tensor) or range (float, int)
-    high: float = 3.0
+    low: float | str = -3.0          # values (tensor: a number or a size's name) or range (float, int)
+    high: float | str = 3.0
     dtype: str = "float32"
     size: str = ""                   # kind "size": the named size's value
+    broadcast: bool = True           # a mask: each dim may also be 1 (probed so)
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,17 @@ class Probe:
 
 
 def read(exercise: str, text: str) -> Declaration:
-    """The declaration of a spec cell's text, checked; SpecError names what is wrong."""
+    """The declaration of a spec cell's text, checked; SpecError names what is wrong (never another error)."""
+    try:
+        return _read(exercise, text)
+    except SpecError:
+        raise
+    except Exception as error:  # noqa: BLE001 - a shape no check below foresaw: still one sentence, no traceback
+        raise SpecError(f"the spec of {exercise}: an entry has a form the kit cannot read ({type(error).__name__}: "
+                        f"{' '.join(str(error).split())}); compare it with docs/authoring.md, \"Declaring a spec\"") from None
+
+
+def _read(exercise: str, text: str) -> Declaration:
     def wrong(what: str) -> SpecError:
         return SpecError(f"the spec of {exercise}: {what}")
     try:
@@ -101,11 +116,11 @@ def read(exercise: str, text: str) -> Declaration:
         if not all(f in sizes or f.isdigit() for f in factors):
             raise wrong(f"size {name!r} is [lowest, highest] or a product of sizes with a range and whole numbers "
                         f"such as 'h * d_head', got {' * '.join(factors)!r}")
+    for pair in raw.get("apart") or []:
+        if not (isinstance(pair, (list, tuple)) and len(set(map(str, pair))) == 2 and set(pair) <= set(sizes)):
+            raise wrong(f"`apart` lists pairs of declared sizes with a range, such as [\"T_q\", \"T_k\"], got {pair!r}")
     apart = frozenset(frozenset(pair) for pair in raw.get("apart") or [])
-    for pair in apart:
-        if len(pair) != 2 or not pair <= set(sizes):
-            raise wrong(f"`apart` lists pairs of declared sizes, got {sorted(pair)!r}")
-    named = {**sizes, **derived}
+    named = {**sizes, **{name: _product_range(factors, sizes) for name, factors in derived.items()}}
     args = tuple(_arg(wrong, name, value, named) for name, value in (raw.get("args") or {}).items())
     init = tuple(_arg(wrong, name, value, named) for name, value in (raw.get("init") or {}).items())
     if not args:
@@ -138,8 +153,9 @@ def _arg(wrong, name: str, value: object, sizes: dict) -> Arg:
     for kind in ("float", "int"):
         if kind in value:
             bounds = value[kind]
-            if not (isinstance(bounds, (list, tuple)) and len(bounds) == 2 and bounds[0] <= bounds[1]):
-                raise wrong(f"argument {name!r}: `{kind}` needs [lowest, highest]")
+            if not (isinstance(bounds, (list, tuple)) and len(bounds) == 2 and all(_number(b) for b in bounds)
+                    and bounds[0] <= bounds[1]):
+                raise wrong(f"argument {name!r}: `{kind}` needs [lowest, highest] numbers, got {bounds!r}")
             return Arg(name, kind, low=bounds[0], high=bounds[1])
     shape = value.get("shape") or value.get("mask")
     if not isinstance(shape, str):
@@ -148,17 +164,64 @@ def _arg(wrong, name: str, value: object, sizes: dict) -> Arg:
     leading = None
     if words and words[0] == "...":
         bounds = value.get("leading", [1, 2])
-        if not (isinstance(bounds, (list, tuple)) and len(bounds) == 2 and 0 <= bounds[0] <= bounds[1] <= 4):
+        if not (isinstance(bounds, (list, tuple)) and len(bounds) == 2 and all(type(b) is int for b in bounds)
+                and 0 <= bounds[0] <= bounds[1] <= 4):
             raise wrong(f"argument {name!r}: `leading` is [fewest, most] leading dims, at most 4")
         leading, words = (bounds[0], bounds[1]), words[1:]
     for word in words:
         if word not in sizes and not word.isdigit():
             raise wrong(f"argument {name!r}: {word!r} in its shape is neither a declared size nor a number")
-    low, high = value.get("values", [-3.0, 3.0])
+    if "mask" in value:
+        broadcast = value.get("broadcast", True)
+        if type(broadcast) is not bool:
+            raise wrong(f"argument {name!r}: `broadcast` is true (each dim may also be 1, the default) or false "
+                        f"(exactly its shape), got {broadcast!r}")
+        return Arg(name, "mask", tuple(words), leading, dtype="bool", broadcast=broadcast)
     dtype = value.get("dtype", "float32")
-    if dtype not in DTYPES or not low < high:
-        raise wrong(f"argument {name!r}: dtype is one of {list(DTYPES)} and `values` is [lowest, highest]")
-    return Arg(name, "mask" if "mask" in value else "tensor", tuple(words), leading, float(low), float(high), dtype)
+    dtype = DTYPE_NAMES.get(dtype, dtype) if isinstance(dtype, str) else dtype
+    if dtype not in DTYPES:
+        raise wrong(f"argument {name!r}: `dtype` is one of {list(DTYPES)} (an integer tensor is int64 or int32), "
+                    f"got {value.get('dtype')!r}")
+    default = [0, 1] if dtype == "bool" else [-3.0, 3.0]
+    bounds = value.get("values", default)
+    if not (isinstance(bounds, (list, tuple)) and len(bounds) == 2
+            and all(_number(b) or (isinstance(b, str) and b in sizes) for b in bounds)):
+        raise wrong(f"argument {name!r}: `values` is [lowest, highest], each a number or a declared size's name "
+                    f"(such as [1, \"T_k\"]), got {bounds!r}")
+    if dtype in INTEGER and not all(isinstance(b, str) or float(b).is_integer() for b in bounds):
+        raise wrong(f"argument {name!r}: an {dtype} tensor's `values` are whole numbers or sizes, got {bounds!r}")
+    low, high = (_range(b, sizes) for b in bounds)
+    if not (low[1] <= high[0] if dtype in INTEGER else low[1] < high[0]):
+        raise wrong(f"argument {name!r}: `values` is [lowest, highest] with the lowest "
+                    f"{'at most' if dtype in INTEGER else 'below'} the highest at every size in range, got {list(bounds)!r}")
+    kept = tuple(b if isinstance(b, str) else (int(b) if dtype in INTEGER else float(b)) for b in bounds)
+    return Arg(name, "tensor", tuple(words), leading, kept[0], kept[1], dtype)
+
+
+def _number(value: object) -> bool:
+    return type(value) in (int, float)
+
+
+def _product_range(factors: tuple, sizes: dict) -> tuple[int, int]:
+    low = high = 1
+    for factor in factors:
+        low *= int(factor) if factor.isdigit() else sizes[factor][0]
+        high *= int(factor) if factor.isdigit() else sizes[factor][1]
+    return low, high
+
+
+def _range(bound, sizes: dict) -> tuple[float, float]:
+    """The lowest and highest a value bound can be: a number, or a named size over its range."""
+    return tuple(sizes[bound]) if isinstance(bound, str) else (bound, bound)
+
+
+def bound_of(bound, sizes: dict) -> float:
+    """A value bound on one probe: a number, or the named size's value there."""
+    return sizes[bound] if isinstance(bound, str) else bound
+
+
+def shown(bound) -> str:
+    return bound if isinstance(bound, str) else f"{bound:g}"
 
 
 # --- the probes -------------------------------------------------------------------------------------------------
@@ -215,10 +278,11 @@ def edges(spec: Declaration) -> list[Probe]:
             for value, which in ((arg.low, "lower"), (arg.high, "upper")):
                 plans.append((f"{arg.name} = {value:g}, its {which} bound", base, {"scalars": {arg.name: value}}))
         if arg.kind == "tensor":
-            plans.append((f"{arg.name} reaching {arg.low:g} and {arg.high:g}", base, {"extremes": {arg.name}}))
-        if arg.kind == "mask":
+            plans.append((f"{arg.name} reaching {shown(arg.low)} and {shown(arg.high)}", base, {"extremes": {arg.name}}))
+        if arg.kind == "mask" and arg.broadcast:
             for position, dim in enumerate(arg.dims):
                 plans.append((f"{arg.name} of size 1 in dim {position + 1} ({dim}), broadcast", base, {"ones": {(arg.name, position)}}))
+        if arg.kind == "mask":
             plans.append((f"{arg.name} allowing every key", base, {"full": {arg.name}}))
     probes, seen = [], set()
     for number, (label, sizes, how) in enumerate(plans):
@@ -293,10 +357,16 @@ def build(spec: Declaration, sizes: dict, how: dict, seed: int, label: str) -> P
                 first = torch.randint(0, shape[-1], shape[:-1] + [1], generator=generator)
                 allowed.scatter_(-1, first, True)   # every row keeps an allowed key
             return torch.ones(shape, dtype=torch.bool) if arg.name in how.get("full", ()) else allowed
-        drawn = torch.rand(shape, generator=generator, dtype=torch.float64) * (arg.high - arg.low) + arg.low
+        low, high = bound_of(arg.low, sizes), bound_of(arg.high, sizes)
+        if arg.dtype == "bool":
+            drawn = torch.rand(shape, generator=generator) < 0.5
+        elif arg.dtype in INTEGER:
+            drawn = torch.randint(int(low), int(high) + 1, shape, generator=generator, dtype=torch.int64)
+        else:
+            drawn = torch.rand(shape, generator=generator, dtype=torch.float64) * (high - low) + low
         if arg.name in how.get("extremes", ()) and drawn.numel():
             flat = drawn.view(-1)
-            flat[0], flat[-1] = arg.low, arg.high
+            flat[0], flat[-1] = low, high
         return drawn.to(getattr(torch, arg.dtype))
     return Probe(tuple(value(a) for a in spec.init), tuple(value(a) for a in spec.args), label, seed, dict(sizes))
 
@@ -316,9 +386,14 @@ def expectations(spec: Declaration) -> str:
             lead = f"with {arg.leading[0]} to {arg.leading[1]} leading dims, "
             dims = "..., " + dims
         if arg.kind == "mask":
-            return (f"`{arg.name}` is a bool mask of shape ({dims}), {lead}True for an allowed key, any dim of "
-                    "size 1 broadcast, at least one allowed key in each row")
-        return f"`{arg.name}` is {arg.dtype} of shape ({dims}), {lead}values from {arg.low:g} to {arg.high:g}"
+            shapes = ("any dim of size 1 broadcast (graded in each such shape too)" if arg.broadcast
+                      else "always exactly this shape")
+            return (f"`{arg.name}` is a bool mask of shape ({dims}), {lead}True for an allowed key, {shapes}, "
+                    "at least one allowed key in each row")
+        if arg.dtype == "bool":
+            return f"`{arg.name}` is a bool tensor of shape ({dims}), {lead}True or False"
+        return (f"`{arg.name}` is {arg.dtype} of shape ({dims}), {lead}"
+                f"{'whole numbers' if arg.dtype in INTEGER else 'values'} from {shown(arg.low)} to {shown(arg.high)}")
     parts = [described(a) for a in spec.args]
     if spec.init:
         parts.insert(0, f"the layer is built as {spec.exercise}({', '.join(a.name for a in spec.init)}), where "

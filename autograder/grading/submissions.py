@@ -372,8 +372,9 @@ def extra_files(root: Path, assignments: list[str], used: set[str] = frozenset()
     except OSError:
         return []
     from .. import paths  # noqa: PLC0415 - the course's assignments, discovered once
+    from ..course import named_in_order  # noqa: PLC0415
 
-    course = set(paths.ASSIGNMENTS)
+    course = set(paths.ASSIGNMENTS) | set(named_in_order())   # a release's zip holds only its parts
     known = graded_names([*assignments, *course]) | course
     return [n for n in names if n not in known and n not in used and not QUIZ_ANSWERS.match(n)]
 

@@ -194,8 +194,9 @@ def mistakes_section(results: list[StudentResult]) -> str:
     none = '<span class="muted">—</span>'
     rows = [[esc(m.title), f"<code>{esc(m.mistake)}</code>", num(len(m.made)), esc(", ".join(m.made)) or none,
              esc(", ".join(m.possible)) or none,
-             "<br>".join(f"<code>{esc(t.split('::')[-1])}</code>" for t in m.tests)] for m in mistakes]
-    return head + chart + table(["mistake", "id", "students", "made it", "possibly", "named by checks"], rows,
+             "<br>".join(f"<code>{esc(t.split('::')[-1])}</code>" for t in m.tests), esc(m.where)]
+            for m in mistakes]
+    return head + chart + table(["mistake", "id", "students", "made it", "possibly", "named by checks", "exercise"], rows,
                                 "diagnoses")
 
 

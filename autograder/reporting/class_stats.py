@@ -147,35 +147,50 @@ def hardest_tests(stats: list[TestStats], count: int = 3) -> list[TestStats]:
 @dataclass(frozen=True)
 class MistakeStats:
     mistake: str                      # the stable id
-    title: str                        # as the first test that named it put it
+    title: str                        # the sentence that names it
     made: tuple[str, ...]             # students who provably made it
     possible: tuple[str, ...]         # students whose results it explains only together with other mistakes
     tests: tuple[str, ...]            # test ids that named it, in grader order
+    places: tuple[tuple[str, str], ...] = ()   # (assignment, exercise) of each check that named it, in grader order
+
+    @property
+    def where(self) -> str:
+        return ", ".join(f"{assignment} / {exercise}" for assignment, exercise in self.places)
+
+
+def mistake_key(diagnosis) -> tuple[str, str]:
+    """A diagnosed mistake as the class views count it: its id and its sentence, never the id alone. A catalogue
+    mistake reads the same in every exercise (one misconception, counted once); two masters' declared mistakes may
+    share an id with different sentences (each master's ids are its own): those are two mistakes."""
+    return diagnosis.mistake, diagnosis.title
 
 
 def diagnosed_mistakes(results: list[StudentResult]) -> list[MistakeStats]:
-    """Per diagnosed mistake, the students who made it, most students first. Only FAILED, attempted tests
-    count; a test with several diagnoses proves none of them (see the module docstring)."""
-    titles: dict[str, str] = {}
-    tests: dict[str, list[str]] = {}
-    made: dict[str, set[str]] = {}
-    possible: dict[str, set[str]] = {}
+    """Per diagnosed mistake, the students who made it, most students first. Only FAILED, attempted tests count;
+    a test with several diagnoses proves none of them (see the module docstring)."""
+    tests: dict[tuple, list[str]] = {}
+    places: dict[tuple, list[tuple[str, str]]] = {}
+    made: dict[tuple, set[str]] = {}
+    possible: dict[tuple, set[str]] = {}
     for result in results:
         failures = [t for t in result.tests if t.status == FAILED and t.attempted and t.diagnoses]
-        proven = {t.diagnoses[0].mistake for t in failures if len(t.diagnoses) == 1}
+        proven = {mistake_key(t.diagnoses[0]) for t in failures if len(t.diagnoses) == 1}
         for test in failures:
-            names = [d.mistake for d in test.diagnoses]
+            names = {mistake_key(d) for d in test.diagnoses}
             for diagnosis in test.diagnoses:
-                titles.setdefault(diagnosis.mistake, diagnosis.title)
-                seen = tests.setdefault(diagnosis.mistake, [])
+                key = mistake_key(diagnosis)
+                seen = tests.setdefault(key, [])
                 if test.test_id not in seen:
                     seen.append(test.test_id)
-                if diagnosis.mistake in proven:
-                    made.setdefault(diagnosis.mistake, set()).add(result.student_id)
+                where = places.setdefault(key, [])
+                if (test.assignment, test.question) not in where:
+                    where.append((test.assignment, test.question))
+                if key in proven:
+                    made.setdefault(key, set()).add(result.student_id)
                 elif not proven.intersection(names):
-                    possible.setdefault(diagnosis.mistake, set()).add(result.student_id)
-    stats = [MistakeStats(m, titles[m], tuple(sorted(made.get(m, ()))), tuple(sorted(possible.get(m, ()))),
-                          tuple(tests[m])) for m in titles]
+                    possible.setdefault(key, set()).add(result.student_id)
+    stats = [MistakeStats(k[0], k[1], tuple(sorted(made.get(k, ()))), tuple(sorted(possible.get(k, ()))),
+                          tuple(tests[k]), tuple(places[k])) for k in tests]
     return sorted(stats, key=lambda s: (-len(s.made), -len(s.possible), s.title))
 
 

@@ -56,14 +56,14 @@ def diagnosed_failures(result: StudentResult) -> list[TestResult]:
 
 def plan_explanations(result: StudentResult) -> Plan:
     failures = diagnosed_failures(result)
-    by_mistake: dict[str, list[TestResult]] = {}
-    for test in failures:
+    by_mistake: dict[tuple[str, str], list[TestResult]] = {}
+    for test in failures:   # a mistake is its id and its sentence: two masters may give one id two meanings
         for diagnosis in test.diagnoses:
-            by_mistake.setdefault(diagnosis.mistake, []).append(test)
+            by_mistake.setdefault((diagnosis.mistake, diagnosis.title), []).append(test)
     mistakes = []
-    for mistake, tests in by_mistake.items():
+    for key, tests in by_mistake.items():
         anchor = min(tests, key=lambda t: SHOWN_FIRST.get(t.visibility, 1))  # min keeps test order on ties
-        diagnosis = next(d for d in anchor.diagnoses if d.mistake == mistake)
+        diagnosis = next(d for d in anchor.diagnoses if (d.mistake, d.title) == key)
         mistakes.append(Mistake(diagnosis, anchor, tuple(tests)))
     order = {id(t): i for i, t in enumerate(result.tests)}
     return Plan(tuple(sorted(mistakes, key=lambda m: order[id(m.anchor)])), repeated_errors(result))

@@ -44,7 +44,9 @@ def plain_summary(results: list[StudentResult]) -> str:
     mistakes = [m for m in named if m.made][:3]
     if mistakes:
         lines.append("Most common diagnosed mistakes (students who made them):")
-        lines += [f"  {len(m.made)} student{'s' if len(m.made) != 1 else ''}  {m.title} [{m.mistake}]"
+        shared = {m.mistake for m in named if sum(n.mistake == m.mistake for n in named) > 1}  # one id, two meanings
+        lines += [f"  {len(m.made)} student{'s' if len(m.made) != 1 else ''}  {m.title} "
+                  f"[{m.mistake}{f' in {m.where}' if m.mistake in shared else ''}]"
                   for m in mistakes]
     elif named:
         lines.append(f"Diagnosed mistakes: none proven; {len(named)} named only together with another (see the report)")

@@ -51,14 +51,26 @@ class BoundedText(io.TextIOBase):
         return out
 
 
+def student_place(filename: str, lineno: int | None) -> str:
+    """Where, as the student sees their file: `f.py line 82` (a .py's pieces keep the file's lines), or, in a
+    notebook, the cell by its first line and the line within it; never the kit's own piece number."""
+    name, _, index = filename[1:-1].split(":", 1)[-1].partition("#")
+    if not name.endswith(".ipynb") or not index.isdigit():
+        return f"{name} line {lineno}"
+    lines = linecache.getlines(filename)
+    first = next((line.strip() for line in lines if line.strip()), "")
+    first = first if len(first) <= 40 else first[:37] + "..."
+    return f"{name}, the cell starting `{first}`, line {lineno}" if first else f"{name} line {lineno}"
+
+
 def describe_error(exc: BaseException) -> dict:
     frames = traceback.extract_tb(exc.__traceback__)
     student = [f for f in frames if f.filename.startswith("<student")]
-    where = [f"{f.filename[1:-1].split(':', 1)[-1]} line {f.lineno}: {f.line}" for f in student[-3:]]
+    where = [f"{student_place(f.filename, f.lineno)}: {f.line}" for f in student[-3:]]
     message = str(exc)
     if isinstance(exc, SyntaxError) and str(exc.filename).startswith("<student"):
         # compile() errors have no frame of the student's: say where from the error itself
-        place = f"{exc.filename[1:-1].split(':', 1)[-1]} line {exc.lineno}"
+        place = student_place(str(exc.filename), exc.lineno)
         where = [f"{place}: {(exc.text or '').strip()}"]
         message = f"{exc.msg} ({place})"
     return {"type": type(exc).__name__, "message": message[:2000], "where": where}

@@ -153,6 +153,8 @@ def run_checks():
     import otter
 
     tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../assignments/single_head_attention/tests')
+    if not os.path.isdir(tests):
+        raise SystemExit(f"The public checks are read from {os.path.normpath(tests)}, which is not there: run this solution where `make assignments` wrote it, solutions/single_head_attention/ in the kit, whose assignments/single_head_attention/tests holds the checks.")
     grader = otter.Notebook(tests_dir=tests)
     failed = []
     for question in ['attention', 'SingleHeadAttention']:
