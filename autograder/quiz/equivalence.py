@@ -169,15 +169,16 @@ def compare_formula(given: object, key: str, vocabulary: Vocabulary, factor: str
 # --- numbers -------------------------------------------------------------------------------------
 
 # A sentence around a number that says nothing of its own: "The answer is 4", "I got 4", "4 is the answer".
-_LEAD_IN = re.compile(r"^(?:(?:so|then|thus|hence)\s*,?\s+)?(?:(?:the|my|our|final)\s+)*(?:answer|result|value|total)"
-                      r"\s*(?:is|:|=|equals)\s*|^(?:i|we)\s+(?:got|get|obtain(?:ed)?|find|found)\s+|^it(?:'?s|\s+is)\s+|"
-                      r"^(?:it\s+)?equals\s+|^(?:la\s+)?(?:r[ée]ponse|respuesta|risposta|resposta)\s+(?:est|es|[èeé])\s+|"
+_LEAD_IN = re.compile(r"^(?:(?:so|then|thus|hence)\s*,?\s+)?(?:(?:the|my|our|final)\s+)*"
+                      r"(?:answer|result|value|total)\s*(?:is|:|=|equals)\s*|"
+                      r"^(?:i|we)\s+(?:got|get|obtain(?:ed)?|find|found)\s+|^it(?:'?s|\s+is)\s+|^(?:it\s+)?equals\s+|"
+                      r"^(?:(?:la|a)\s+)?(?:r[ée]ponse|respuesta|risposta|resposta)\s+(?:est|es|[èeé])\s+|"
                       r"^(?:die\s+)?antwort\s+ist\s+|^=\s*", re.IGNORECASE)
 _TRAIL_OUT = re.compile(r"\s+(?:is\s+the\s+answer|in\s+total|overall)\s*\.?\s*$", re.IGNORECASE)
 # "2 x 2": a letter x between two numbers is a product sign (where no constant is called x)
 _X_TIMES = re.compile(r"(?<=[\d)²³}])\s*[xX]\s*(?=[\d(√\\]|sqrt\b)")
-# "3 4": two numbers side by side are two numbers, not a product a student meant
-_TWO_NUMBERS = re.compile(r"\d\.?\s+\.?\d")
+# "3 4", "1/sqrt(64) 0.125": two numbers side by side are two numbers, not a product a student meant
+_TWO_NUMBERS = re.compile(r"[\d)]\.?\s+\.?\d")
 
 
 def without_frame(text: str) -> str:
@@ -222,7 +223,8 @@ def read_number(value: object, constants: dict[str, float] | None = None, whole:
 # A bracket that is an operand ("(6 - 3) + (6 - 5)", "2 x (1 + 1)", "(2)²") is no aside.
 _OPERATOR = r"[-+*/^·×÷−⋅∙]"
 _NESTED = r"(?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*"  # brackets three deep inside
-_ASIDE = re.compile(rf"(?:^|(?<=\s))(?<!{_OPERATOR}\s)(?<!\sx\s)(?<!\(\s)(?<!\\cdot\s)(?<!\\times\s)(?<!\\div\s)\(({_NESTED})\)"
+_ASIDE = re.compile(rf"(?:^|(?<=\s))(?<!{_OPERATOR}\s)(?<!\sx\s)(?<!\(\s)(?<!\\cdot\s)(?<!\\times\s)(?<!\\div\s)"
+                    rf"\(({_NESTED})\)"
                     rf"(?!\s*(?:{_OPERATOR}|[)²³⁻\\]|[xX]\s*(?:[\d(√\\]|sqrt\b)))")
 _CLAIMS = re.compile(r",\s|;|=|≈|\s(?:because|since|as|with|where|so|thus|hence|i\.\s?e\.?|that\s+is|"
                      r"which\s+is|means|gives)\s", re.IGNORECASE)

@@ -111,7 +111,7 @@ def _decimal(value: Fraction) -> str:
 
 # A sentence that says nothing beside the value, and "heads" (the prompt's own word) as a unit.
 FRAMES = ["{}", "{}.", "The answer is {}", "the answer is {}.", "Answer: {}", "I got {}", "It is {}", "It's {}",
-          "{} heads", "It equals {}", "The result is {}", "La réponse est {}", "{} is the answer", "= {}"]
+          "{} heads", "It equals {}", "The result is {}", "La réponse est {}", "A resposta é {}", "{} is the answer", "= {}"]
 
 
 @st.composite
@@ -193,7 +193,7 @@ def test_an_answer_that_is_not_exactly_one_value_is_never_scored_zero_by_itself(
 @pytest.mark.parametrize("text, key", [("(6 - 3) + (6 - 5) = 5", 4), ("(6 - 3) + (6 - 5) = 5", 5), ("3 or 4", 3),
                                        ("4 or 5", 6), ("0.5 (1/3)", 0.25), ("(1 + 1) (1 + 1)", 4),
                                        ("4 thousand", 4), ("3 4", 12), ("5, minus 1", 4),
-                                       ("3^2/2", 4.5), ("3^2/2", 3), ("4 units", 4)])
+                                       ("3^2/2", 4.5), ("3^2/2", 3), ("4 units", 4), ("1/sqrt(16) 0.25", 0.25)])
 def test_what_the_reader_cannot_read_as_one_value_waits(question, text, key):
     result = grade_question(replace(question, answer=float(key)), text)
     assert result.pending, (text, result.feedback)
