@@ -34,7 +34,7 @@ def _number_as_written(q: Question, given: Any) -> Any:
                  if _reads_as_number(q, form)), given)
 
 
-_UNIT = re.compile(r"^(?P<number>.*?[\d)²³])\s*(?P<unit>[^\W\d_]{2,}(?:\s+[^\W\d_]{2,})?)\s*\.?$")
+_UNIT = re.compile(r"^(?P<number>.*?[\d)²³}])\s*(?P<unit>[^\W\d_]{2,}(?:\s+[^\W\d_]{2,})?)\s*\.?$")
 
 
 def _without_unit(q: Question, text: str) -> str | None:

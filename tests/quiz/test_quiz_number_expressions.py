@@ -197,3 +197,31 @@ def test_an_answer_that_is_not_exactly_one_value_is_never_scored_zero_by_itself(
 def test_what_the_reader_cannot_read_as_one_value_waits(question, text, key):
     result = grade_question(replace(question, answer=float(key)), text)
     assert result.pending, (text, result.feedback)
+
+
+# --- the shipped questions: their keys written as arithmetic, with their constants ---------------------------
+
+@pytest.fixture(scope="module")
+def shipped_numeric(real_quizzes):
+    return [q for quiz in real_quizzes.values() for q in quiz.questions if q.type == "numeric"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_shipped_key_written_as_arithmetic_earns_the_points_and_a_shifted_one_does_not(shipped_numeric, data):
+    q = data.draw(st.sampled_from(shipped_numeric))
+    key = Fraction(repr(q.answer))
+    text, value, _ = data.draw(expression(1))
+    rest = key - value
+    named = [(name, v) for name, v in q.constants if v]
+    rest_text = f"{rest.numerator}/{rest.denominator}" if rest.denominator != 1 else str(rest.numerator)
+    if named and data.draw(st.booleans()):  # a constant by its name: d_k / d_k is 1
+        name = data.draw(st.sampled_from(named))[0]
+        rest_text = f"{rest_text} * {name} / {name}"
+    written = data.draw(st.sampled_from([f for f in FRAMES if "heads" not in f])).format(f"({text}) + ({rest_text})")
+    result = grade_question(q, written)
+    assert (result.score, result.pending) == (q.points, False), (q.id, written, result.feedback)
+    shifted = written.replace(f"({text})", f"({text} + 1)", 1)
+    result = grade_question(q, shifted)
+    assert result.score < q.points, (q.id, shifted, result.feedback)
+    assert not result.pending or result.suggestion is not None, (q.id, shifted, result.feedback)
