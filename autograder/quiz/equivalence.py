@@ -212,9 +212,21 @@ def read_number(value: object, constants: dict[str, float] | None = None, whole:
     constants = constants or {}
     value = _number(text, constants)
     if value is None and not whole:  # "64, one per component", "0.25 (1/4)", "64 because ...": the leading number
-        head = re.split(r",\s|;|\(|\s(?:because|since|as)\s", text, maxsplit=1)[0]
+        head, _ = leading_part(text)
         value = _number(head, constants) if head.strip() and head != text else None
     return value
+
+
+_LEAD_SPLIT = re.compile(r",\s|;|\s(?:because|since|as)\s")
+
+
+def leading_part(text: str) -> tuple[str, str]:
+    """An answer's leading part and what follows it: up to a comma, a semicolon or a reason word, else up to
+    a bracket after its first character ("(6 - 3) + (6 - 5) since ..." keeps its brackets)."""
+    parts = _LEAD_SPLIT.split(text, maxsplit=1)
+    if len(parts) == 1:
+        parts = re.split(r"(?<=.)\(", text, maxsplit=1)
+    return parts[0], (parts[1] if len(parts) > 1 else "")
 
 
 # An answer may state more than its number: "0.25 (1/4)", "1/sqrt(16) = 0.25", "0.25, i.e. 1/sqrt(d_model)".

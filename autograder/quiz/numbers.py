@@ -10,7 +10,7 @@ import re
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Any
 
-from .equivalence import read_number, stated_values, with_binding, without_frame
+from .equivalence import leading_part, read_number, stated_values, with_binding, without_frame
 from .misconceptions import matching_number
 from .model import Question
 from .normalize import sentence_forms
@@ -157,7 +157,8 @@ def _rounded_key(q: Question, given: Any, value: float) -> int | None:
 
 
 # What may stand beside a number without saying anything of its own: hedges, "the answer", units of nothing.
-_BESIDE = re.compile(r"(?:,|;|:|\s[-–—]\s|\s(?:which|that)\s+is\b)\s*(?P<said>.*\S)", re.IGNORECASE)
+_BESIDE = re.compile(r"(?:,|;|:|\s[-–—]\s|\s(?:which|that)\s+is\b|(?=\s(?:because|since|as|car|parce\s+que|porque|"
+                     r"weil|perch[ée]|pois)\s))\s*(?P<said>.*\S)", re.IGNORECASE)
 # (not reasons.HEDGES: "only", "always", "depends" qualify a claim; these only say how sure the writer is)
 _SAYS_NOTHING = frozenset("i think guess believe maybe probably perhaps not sure about roughly approximately "
                           "approx around nearly so the answer is it that this je pense creo glaube vielleicht "
@@ -186,8 +187,8 @@ _CHANGES_A_NUMBER = re.compile(r"\d|\b(?:minus|plus|times|over|divided|half|halv
 
 def _unread(text: str) -> str:
     """What follows the leading number read_number falls back to (its split, after the sentence around)."""
-    parts = re.split(r",\s|;|\(|\s(?:because|since|as)\s", without_frame(text), maxsplit=1)
-    return parts[1] if len(parts) > 1 else without_frame(text)
+    head, rest = leading_part(without_frame(text))
+    return rest if rest else head
 
 
 def _only_a_reason(text: str) -> bool:
