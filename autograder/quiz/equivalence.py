@@ -168,14 +168,38 @@ def compare_formula(given: object, key: str, vocabulary: Vocabulary, factor: str
 
 # --- numbers -------------------------------------------------------------------------------------
 
-def read_number(value: object, constants: dict[str, float] | None = None) -> float | None:
+# A sentence around a number that says nothing of its own: "The answer is 4", "I got 4", "4 is the answer".
+_LEAD_IN = re.compile(r"^(?:(?:so|then|thus|hence)\s*,?\s+)?(?:(?:the|my|our|final)\s+)*"
+                      r"(?:answer|result|value|total)\s*(?:is|:|=|equals)\s*|"
+                      r"^(?:i|we)\s+(?:got|get|obtain(?:ed)?|find|found)\s+|^it(?:'?s|\s+is)\s+|^(?:it\s+)?equals\s+|"
+                      r"^(?:(?:la|a)\s+)?(?:r[ée]ponse|respuesta|risposta|resposta)\s+(?:est|es|[èeé])\s+|"
+                      r"^(?:die\s+)?antwort\s+ist\s+|^=\s*", re.IGNORECASE)
+_TRAIL_OUT = re.compile(r"\s+(?:is\s+the\s+answer|in\s+total|overall)\s*\.?\s*$", re.IGNORECASE)
+# "2 x 2": a letter x between two numbers is a product sign (where no constant is called x)
+_X_TIMES = re.compile(r"(?<=[\d)²³}])\s*[xX]\s*(?=[\d(√\\]|sqrt\b)")
+# "3 4", "1/sqrt(64) 0.125": two numbers side by side are two numbers, not a product a student meant
+_TWO_NUMBERS = re.compile(r"[\d)]\.?\s+\.?\d")
+
+
+def without_frame(text: str) -> str:
+    """The answer a sentence that says nothing wraps ("The answer is 4." -> "4")."""
+    stripped = _TRAIL_OUT.sub("", _LEAD_IN.sub("", text.strip(), count=1))
+    return stripped.strip() or text.strip()
+
+
+def read_number(value: object, constants: dict[str, float] | None = None, whole: bool = False) -> float | None:
     """A numeric answer as a float: 0.125, "1/8", "0,125", "1/sqrt(64)", "2^-3", "about 0.125", "≈⅛";
-    names in `constants` (e.g. d_k = 64) may be used. None if it cannot be read (or is ambiguous)."""
+    names in `constants` (e.g. d_k = 64) may be used. None if it cannot be read (or is ambiguous).
+    Unless `whole`, a leading number followed by words ("64, one per component") is read as that number."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
         return float(value) if value == value and abs(value) != float("inf") else None
-    text = str(value).strip()
+    text = without_frame(str(value))
+    if not any(name.casefold() == "x" for name in constants or {}):
+        text = _X_TIMES.sub(" · ", text)
+    if _TWO_NUMBERS.search(text):
+        return None
     text = re.sub(r"^~\s*(?=[\d.])", "", text)  # "~64": about 64 (a number answer never means Python's bitwise not)
     text = re.sub(r"(?<![\w.])(\d+(?:\.\d+)?)\s*%$", r"(\1/100)", text)  # "25%" is 0.25
     if not text or len(text) > 200:
@@ -187,16 +211,33 @@ def read_number(value: object, constants: dict[str, float] | None = None) -> flo
         text = _DECIMAL_COMMA.sub(r"\1.\2", text)
     constants = constants or {}
     value = _number(text, constants)
-    if value is None:  # "64, one per component", "0.25 (1/4)", "64 because ...": the leading number
-        head = re.split(r",\s|;|\(|\s(?:because|since|as)\s", text, maxsplit=1)[0]
+    if value is None and not whole:  # "64, one per component", "0.25 (1/4)", "64 because ...": the leading number
+        head, _ = leading_part(text)
         value = _number(head, constants) if head.strip() and head != text else None
     return value
+
+
+_LEAD_SPLIT = re.compile(r",\s|;|\s(?:because|since|as)\s")
+
+
+def leading_part(text: str) -> tuple[str, str]:
+    """An answer's leading part and what follows it: up to a comma, a semicolon or a reason word, else up to
+    a bracket after its first character ("(6 - 3) + (6 - 5) since ..." keeps its brackets)."""
+    parts = _LEAD_SPLIT.split(text, maxsplit=1)
+    if len(parts) == 1:
+        parts = re.split(r"(?<=.)\(", text, maxsplit=1)
+    return parts[0], (parts[1] if len(parts) > 1 else "")
 
 
 # An answer may state more than its number: "0.25 (1/4)", "1/sqrt(16) = 0.25", "0.25, i.e. 1/sqrt(d_model)".
 # Each part that looks like maths (a digit, an operator, a name with an underscore, a root) is a claim; an
 # aside in brackets after a space is a part of its own ("sqrt(16)" is not an aside).
-_ASIDE = re.compile(r"(?:^|(?<=\s))\(((?:[^()]|\([^()]*\))*)\)")
+# A bracket that is an operand ("(6 - 3) + (6 - 5)", "2 x (1 + 1)", "(2)²") is no aside.
+_OPERATOR = r"[-+*/^·×÷−⋅∙]"
+_NESTED = r"(?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*"  # brackets three deep inside
+_ASIDE = re.compile(rf"(?:^|(?<=\s))(?<!{_OPERATOR}\s)(?<!\sx\s)(?<!\(\s)(?<!\\cdot\s)(?<!\\times\s)(?<!\\div\s)"
+                    rf"\(({_NESTED})\)"
+                    rf"(?!\s*(?:{_OPERATOR}|[)²³⁻\\]|[xX]\s*(?:[\d(√\\]|sqrt\b)))")
 _CLAIMS = re.compile(r",\s|;|=|≈|\s(?:because|since|as|with|where|so|thus|hence|i\.\s?e\.?|that\s+is|"
                      r"which\s+is|means|gives)\s", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:(?:so|thus|hence|i\.\s?e\.?|that\s+is|which\s+is|because|since|as|with|where|gives|"
@@ -224,7 +265,21 @@ def with_binding(text: str) -> tuple[str, dict[str, float]] | None:
     return found["expression"], {found["name"]: float(found["number"])}
 
 
+# "3^2/2": the notation reads a power over a number as a fractional power ("d_k^1/2" is a root); a number
+# answer is that value only when the plain reading, (3^2)/2, is the same value.
+_POWER_OVER = re.compile(r"\^\s*(\d+(?:\.\d+)?)(?=\s*/\s*\d)")
+
+
 def _number(text: str, constants: dict[str, float]) -> float | None:
+    value = _one_reading(text, constants)
+    if value is not None and _POWER_OVER.search(text):
+        plain = _one_reading(_POWER_OVER.sub(r"^(\1)", text), constants)
+        if plain is None or abs(plain - value) > 1e-9 * max(1.0, abs(value)):
+            return None
+    return value
+
+
+def _one_reading(text: str, constants: dict[str, float]) -> float | None:
     vocabulary = Vocabulary(frozenset(constants), {k.casefold(): k for k in constants})
     try:
         reading = read_expression(text, vocabulary)
