@@ -18,6 +18,18 @@ from tests.test_catalogue import CORRECT, WRONG  # noqa: F401 - the catalogue's 
 CHILD = Path(__file__).resolve().parents[1] / "autograder" / "sandbox" / "child"
 
 
+def child_harness():
+    """The sandbox child's own harness module (describe_error, the probe runner), imported in this process."""
+    import sys
+
+    sys.path.insert(0, str(CHILD))
+    try:
+        import harness
+    finally:
+        sys.path.remove(str(CHILD))
+    return harness
+
+
 def defined_names(code: str) -> list[str]:
     return re.findall(r"^(?:def|class) (\w+)", code, re.M)
 

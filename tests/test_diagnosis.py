@@ -11,8 +11,8 @@ from autograder.diagnosis.catalog import MISTAKE_ID
 from autograder.diagnosis.compare import agree
 from autograder.diagnosis.pipeline import NotApplicable
 from autograder.diagnosis.registry import MODELS, canonical, models_for, reference
-from tests.diagnosis_cases import (CHILD, CORRECT, HANDWRITTEN, WRONG, defined_names, observe, probes,
-                                   student_namespace)
+from tests.diagnosis_cases import (CORRECT, HANDWRITTEN, WRONG, defined_names, observe, probes,
+                                   child_harness, student_namespace)
 
 SEEDS = (0, 1)
 
@@ -263,13 +263,7 @@ def test_symptoms_keep_signs_name_nan_weights_and_stay_at_the_scale_of_the_quest
 
 @pytest.fixture(scope="module")
 def harness():
-    import sys
-    sys.path.insert(0, str(CHILD))
-    try:
-        import harness as module  # the child's own module: describe_error and the probe runner
-    finally:
-        sys.path.remove(str(CHILD))
-    return module
+    return child_harness()
 
 
 LAZY = '''

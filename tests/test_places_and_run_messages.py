@@ -12,17 +12,12 @@ import sys
 import pytest
 
 from autograder import paths
-from tests.diagnosis_cases import CHILD
+from tests.diagnosis_cases import child_harness
 
 
 @pytest.fixture(scope="module")
 def harness():
-    sys.path.insert(0, str(CHILD))
-    try:
-        import harness as module  # the child's own module
-    finally:
-        sys.path.remove(str(CHILD))
-    return module
+    return child_harness()
 
 
 def raised(harness, filename: str, source: str) -> dict:
