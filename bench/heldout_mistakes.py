@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from autograder import paths  # noqa: E402
 from autograder.authoring.master import read_master  # noqa: E402
 from autograder.authoring.render import answer_code  # noqa: E402
+from autograder.repair.syntax import substitute  # noqa: E402
 
 FUNCTIONS = {"attention_scores": ["dot_scores", "scaled_dot_scores", "apply_mask", "attention_weights",
                                   "causal_mask", "padding_mask", "softmax_entropy"],
@@ -161,19 +162,8 @@ def edited(statement: ast.AST | None, child: ast.AST, new: ast.AST) -> ast.AST |
         return None
     memo: dict = {}
     copied = copy.deepcopy(statement, memo)
-    replace(copied, memo[id(child)], copy.deepcopy(new))
+    substitute(copied, memo[id(child)], copy.deepcopy(new))
     return copied
-
-
-def replace(root: ast.AST, old: ast.AST, new: ast.AST) -> None:
-    for parent in ast.walk(root):
-        for field, value in ast.iter_fields(parent):
-            if value is old:
-                setattr(parent, field, new)
-                return
-            if isinstance(value, list) and any(v is old for v in value):
-                setattr(parent, field, [new if v is old else v for v in value])
-                return
 
 
 def apply(source: str, chosen: list[Edit]) -> str | None:
@@ -188,7 +178,7 @@ def apply(source: str, chosen: list[Edit]) -> str | None:
         if any(child in ast.walk(other_new) or child is other_child
                for _, other_child, other_new in targets if other_child is not child and child in ast.walk(other_child)):
             return None   # nested edits: the outer one would swallow the inner one
-        replace(node, child, copy.deepcopy(new))
+        substitute(node, child, copy.deepcopy(new))
     text = ast.unparse(ast.fix_missing_locations(tree))
     return text if text != ast.unparse(ast.parse(source)) else None
 
