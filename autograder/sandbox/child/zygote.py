@@ -8,9 +8,11 @@ as a passed file descriptor, so the zygote never relays student data.
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import resource
+import select
 import signal
 import socket
 import stat
@@ -227,7 +229,28 @@ def kill_all(own_namespace: bool, uids: set[int]) -> None:
         _collect_zombies()
         if not pids or time.monotonic() > deadline:
             return
-        time.sleep(0.002)
+        _await_exit(pids, 0.002)
+
+
+def _await_exit(pids: list[int], seconds: float) -> None:
+    """Until one of `pids` has ended or `seconds` have passed, whichever comes first: a pidfd is readable
+    once its process has exited, so a dying child is collected the moment it is gone, not at the next poll."""
+    fds = []
+    try:
+        for pid in pids:
+            try:
+                fds.append(os.pidfd_open(pid))
+            except ProcessLookupError:  # gone already: look again at once
+                return
+            except OSError:  # no pidfd on this kernel: the time bound alone
+                break
+        if fds:
+            select.select(fds, [], [], seconds)
+        else:
+            time.sleep(seconds)
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def _collect_zombies() -> None:
@@ -305,13 +328,19 @@ def tasks_of(uid: int) -> int:
     return count
 
 
+@functools.cache
+def kept_paths() -> tuple[str, ...]:
+    """What a wipe never removes, resolved once: the zygote's own paths, fixed before any child ran."""
+    return tuple(os.path.realpath(p) for p in (*readable_paths(), HERE, os.environ.get("ATTNKIT_SCRATCH", "")) if p)
+
+
 def wipe(scratches: list[str], own_namespace: bool) -> list[str]:
     """Remove what the children since the last reap could write: their scratch folders, and inside our
     own namespaces everything in /tmp and /dev/shm (ours alone: nothing of the host is there) except the
     folders that hold what bubblewrap bound back in (a Python installation or the harness under /tmp, as in
     a checkout made in a mktemp folder): moving those away would leave later children without Python.
     Returns what could not be removed; every child gets a folder of a new name anyway."""
-    keep = [os.path.realpath(p) for p in (*readable_paths(), HERE, os.environ.get("ATTNKIT_SCRATCH", "")) if p]
+    keep = kept_paths()
     left: list[str] = []
     for folder in scratches:
         left += remove_tree(folder)
@@ -373,6 +402,7 @@ def main() -> None:
     gc.enable()
     TIMES["warmed up (one backward pass)"] = (time.time(), time.process_time())
     plan = confinement_plan(own_namespace)
+    kept_paths()  # resolved now, before any child exists
     control = socket.socket(fileno=int(os.environ["ATTNKIT_CONTROL_FD"]))
     problem, names = self_test(json.loads(os.environ.get("ATTNKIT_LIMITS", "{}")), plan, base)
     TIMES["self-check done (one fork)"] = (time.time(), time.process_time())
