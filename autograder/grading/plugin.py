@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import sys
 import traceback
 from collections import defaultdict
 from pathlib import Path
@@ -94,6 +95,8 @@ class GradingPlugin:
         # (assignment, question) of the parts a check of which ended in a sandbox failure: no repair search there
         self.stopped: dict[str, set[tuple[str, str]]] = defaultdict(set)
         self.open_files: dict[str, dict[str, StudentFile]] = {}
+        # (student, assignment) -> its checks not yet recorded: at 0 the file's child is ended (see _record)
+        self.checks_left: dict[tuple[str, str], int] = {}
         self.finished = 0  # a count, not the results: memory must not grow with the class
         self.collect_only = False  # only learn the hidden tests' identities (see identities_of)
         self.identities: list[tuple[tuple, dict]] = []
@@ -133,6 +136,8 @@ class GradingPlugin:
             student = item.callspec.params["submission"]
             self.expected[student] = self.expected.get(student, 0) + 1
             self.items.setdefault(student, []).append(item)
+            file = (student, marker_arg(item, "assignment"))
+            self.checks_left[file] = self.checks_left.get(file, 0) + 1
         for student in self.submissions:  # a student with no test at all is finished already
             if student not in self.expected:
                 self._finish(student)
@@ -217,8 +222,26 @@ class GradingPlugin:
         self.recorded[student].append((order, TestResult(score=score, status=status, output=output,
                                                          grader_detail=detail, attempted=attempted,
                                                          diagnoses=diagnoses if attempted else (), **identity)))
+        self._file_checked(student, identity["assignment"])
         if len(self.recorded[student]) == self.expected.get(student):
             self._finish(student)
+
+    def _file_checked(self, student: str, assignment: str) -> None:
+        """After a file's last check its child is ended at once, so the fork server cleans up after it while
+        this process records the results and starts the next check. The handle stays (its output, load errors
+        and calls are read when the result is built)."""
+        file = (student, assignment)
+        left = self.checks_left.get(file, 0) - 1
+        self.checks_left[file] = left
+        if left <= 0:
+            del self.checks_left[file]
+            handle = self.open_files.get(student, {}).get(assignment)
+            if handle is not None:
+                try:
+                    handle.close()
+                except Exception as exc:  # noqa: BLE001 - closed again at the student's end; never this check's fault
+                    print(f"grader: ending a child after its last check failed ({type(exc).__name__}: {exc})",
+                          file=sys.stderr)
 
     def _finish(self, student: str, durable: bool = True) -> None:
         """Write the student's result. Whatever goes wrong here is this student's grader problem: the

@@ -120,6 +120,8 @@ class ForkServer:
         self.leftovers = 0  # paths the wipe after a child could not remove (logged)
         self._hierarchy: cgroups.Hierarchy | None | bool = False  # False: not looked for yet
         self.group: cgroups.Group | None = None  # the current child's cgroup
+        self.unanswered_reap = False  # a reap was sent without waiting: its answer comes before any other
+        self.reaped_group: cgroups.Group | None = None  # that reaped child's group, removed at the answer
         self.idle_jobs: list = []  # the grader's own work, done while a child computes (when_idle)
 
     @property
@@ -150,8 +152,10 @@ class ForkServer:
         except OSError as exc:
             raise SandboxUnavailable(f"a cgroup for the next student could not be made ({exc})") from None
 
-    def _drop_group(self) -> None:
-        group, self.group = self.group, None
+    def _drop_group(self, group: cgroups.Group | None = None) -> None:
+        """Remove `group` (default: the current child's, which is then forgotten)."""
+        if group is None:
+            group, self.group = self.group, None
         if group is not None:
             left = group.remove()
             if left:
@@ -246,6 +250,7 @@ class ForkServer:
             self.start()
 
     def _command(self, message: dict, fds: list[int] = ()) -> dict:
+        self._answered()
         self._ready()
         socket.send_fds(self.control, [json.dumps(message).encode()], list(fds))
         return json.loads(self.control.recv(4096))
@@ -257,7 +262,8 @@ class ForkServer:
             return  # not started, or launched and not heard from yet: the first spawn starts it or waits for it
         if self.current is not None:
             self.current.retire()
-        if self._healthy():
+        self._answered()
+        if self.process is not None and self._healthy():
             return
         print("sandbox: the fork server was gone or stopped answering; a fresh one was started", file=sys.stderr)
         self.close()
@@ -343,21 +349,44 @@ class ForkServer:
         self.current = Child(self, ours, limits, deadline)
         return self.current
 
-    def reap(self) -> None:
+    def reap(self, wait: bool = True) -> None:
         """Kill everything the last child started (daemons, grandchildren, SIGTERM-ignorers), and remove
-        what it wrote. What could not be removed is logged; the next child gets a folder of a new name."""
+        what it wrote. What could not be removed is logged; the next child gets a folder of a new name.
+        Without `wait` the zygote does this while this process goes on; its answer is read before the next
+        command, and the zygote takes no command before the reap is done, so no later child meets anything
+        of this one."""
+        self._answered()
         try:
-            reply = self._command({"op": "reap"})
+            self._ready()
+            socket.send_fds(self.control, [json.dumps({"op": "reap"}).encode()], [])
         except (OSError, ValueError):
             self.close()
+            return
+        # the child's group can be removed only once its processes are gone, i.e. after the answer
+        self.unanswered_reap, self.reaped_group, self.group = True, self.group, None
+        if wait:
+            self._answered()
+
+    def _answered(self) -> None:
+        """Read the answer to a reap sent without waiting, if one is due."""
+        if not self.unanswered_reap:
+            return
+        self.unanswered_reap = False
+        group, self.reaped_group = self.reaped_group, None
+        try:
+            reply = json.loads(self.control.recv(4096))
+        except (OSError, ValueError, AttributeError):
+            self.close()
+            self._drop_group(group)
             return
         if reply.get("left_count") or reply.get("problem"):
             self.leftovers += int(reply.get("left_count") or 0)
             print(f"sandbox: after a child, {reply.get('left_count')} path(s) could not be removed "
                   f"{reply.get('left')!r:.2000} {reply.get('problem') or ''}", file=sys.stderr)
-        self._drop_group()
+        self._drop_group(group)
 
     def close(self) -> None:
+        self._answered()
         # before its hello the zygote has forked nothing, so there is nothing to reap
         stopped = self.zygote_pid is not None and _process_state(self.zygote_pid) in ("T", "t")  # cannot answer
         if self.process is not None and self.process.poll() is None and self.control is not None and self.hello \
@@ -516,7 +545,9 @@ class Child:
         try:
             self.sock.close()
         finally:
-            self.server.reap()
+            # after a healthy child this process goes on while the zygote cleans up; after a failure it waits,
+            # so that the failed child's processes and group are gone when the failure is reported
+            self.server.reap(wait=self.dead is not None)
 
     def retire(self) -> None:
         """Close a healthy child to make room for the next one; its owner may spawn a fresh one later."""
