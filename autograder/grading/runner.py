@@ -1,4 +1,4 @@
-"""Grade a class: discover submissions, shard them over workers, collect one result per student.
+"""Grade a class: discover submissions, deal them to workers, collect one result per student.
 
 Results are the durable unit: one file per student in OUT/.state, written atomically by the
 worker. A run that is interrupted and started again grades only students without an up-to-date
@@ -7,6 +7,7 @@ result, so it finishes the class with the same results as an uninterrupted run.
 from __future__ import annotations
 
 import errno
+from collections import deque
 from dataclasses import replace
 import os
 import selectors
@@ -25,7 +26,7 @@ from ..results import StudentResult, load, safe_result
 from .importers import ClassImport, import_class
 from .submissions import Submission, notebook_cells, result_stem
 from .version import grader_version
-from .worker import DISK_FULL_EXIT, dump_manifest
+from .worker import CHUNK, DISK_FULL_EXIT, dump_manifest
 
 STATE = ".state"
 IMPORT = ".import"  # inside STATE: students' files unpacked or rearranged for grading, removed afterwards
@@ -158,50 +159,81 @@ def _up_to_date(state_dir: Path, student: Submission, fingerprint: str) -> bool:
         return False
 
 
+def batch_size(left: int, workers: int) -> int:
+    """Students in the next batch a free worker is dealt (guided self-scheduling): large while many are left, so
+    there are few pytest sessions, down to one at the end, so no worker idles while another ends a long batch."""
+    return min(left, CHUNK, max(1, -(-left // (2 * workers))))
+
+
 def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],
                  workers: int, isolation: str, allow_weak: bool, graders_dir: Path, tick: Callable[[], None],
                  warn: Callable[[str], None], waiting: Callable[[], None] = lambda: None) -> None:
+    """Grade `todo` with worker processes. Students are dealt in batches to whichever worker is free (a worker
+    says `ready` after each batch), so a slow student holds up only the batch it is in."""
     from .quiz_prefetch import merge_into
     from .quizzes import CODE_CACHE
 
     count = max(1, min(workers, len(todo)))
-    shards = [todo[i::count] for i in range(count)]
+    queue = deque(range(len(todo)))
     logs = out_dir / "logs"
     logs.mkdir(exist_ok=True)
     selector = selectors.DefaultSelector()
-    processes = []
-    # Manifests hold student sources: keep them inside OUT (the instructor's folder), not in /tmp.
+    processes: list[tuple[subprocess.Popen, object]] = []
+    stopping = False  # a worker failed: the others end their batch and are dealt no more
+
+    def deal(process: subprocess.Popen) -> None:
+        size = 0 if stopping else batch_size(len(queue), count)
+        batch = [queue.popleft() for _ in range(size)]
+        try:
+            if batch:
+                process.stdin.write(" ".join(map(str, batch)).encode() + b"\n")
+                process.stdin.flush()
+            else:
+                process.stdin.close()
+        except OSError:  # the worker is gone: its exit code says so
+            pass
+
+    # The manifest holds students' sources: keep it inside OUT (the instructor's folder), not in /tmp.
     with tempfile.TemporaryDirectory(prefix=".work-", dir=state_dir) as scratch:
-        for index, shard in enumerate(shards):
-            manifest = Path(scratch) / f"shard-{index}.json"
-            try:
-                dump_manifest(manifest, shard, state_dir, isolation, allow_weak,
-                              {s.student_id: fingerprints[s.student_id] for s in shard}, graders_dir,
-                              {"class": str(out_dir / CODE_CACHE), "shard": str(Path(scratch) / f"verdicts-{index}.json")})
-            except OSError as exc:
-                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-                    raise DiskFull(out_dir) from None
-                raise
+        manifest = Path(scratch) / "class.json"
+        try:
+            dump_manifest(manifest, todo, state_dir, isolation, allow_weak, fingerprints, graders_dir,
+                          {"class": str(out_dir / CODE_CACHE), "shard": None})
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise DiskFull(out_dir) from None
+            raise
+        for index in range(count):
             log = open(logs / f"worker-{index}.log", "w", encoding="utf-8")
-            process = subprocess.Popen([sys.executable, "-m", "autograder.grading.worker", str(manifest)],
-                                       cwd=paths.ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
+            process = subprocess.Popen([sys.executable, "-m", "autograder.grading.worker", str(manifest),
+                                        str(Path(scratch) / f"verdicts-{index}.json")],
+                                       cwd=paths.ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                                        env={**os.environ, "PYTHONPATH": str(paths.ROOT)})
             processes.append((process, log))
-            selector.register(process.stdout, selectors.EVENT_READ)
-        waiting()  # every worker started: this process now only waits for them (their output is buffered)
+            selector.register(process.stdout, selectors.EVENT_READ, process)
+            deal(process)
+        waiting()  # every worker started: this process now only deals and waits (their output is buffered)
         warned = set()
-        open_pipes = len(processes)
-        while open_pipes:
+        unfinished = {process.stdout.fileno(): b"" for process, _ in processes}  # a line's start, per worker
+        while unfinished:
             for key, _ in selector.select():
-                line = key.fileobj.readline()
-                if not line:
+                # os.read, not readline: a line left in a reader's buffer would raise no event, and a worker
+                # waiting for its next batch after `ready` would wait for ever
+                data = os.read(key.fd, 65536)
+                if not data:
                     selector.unregister(key.fileobj)
-                    open_pipes -= 1
-                elif line.startswith("done "):
-                    tick()
-                elif line.startswith("warning ") and line not in warned:
-                    warned.add(line)
-                    warn(line[len("warning "):].strip())
+                    del unfinished[key.fd]
+                    stopping |= key.data.wait() != 0
+                    continue
+                *lines, unfinished[key.fd] = (unfinished[key.fd] + data).split(b"\n")
+                for line in (raw.decode("utf-8", "replace") for raw in lines):
+                    if line.startswith("done "):
+                        tick()
+                    elif line == "ready":
+                        deal(key.data)
+                    elif line.startswith("warning ") and line not in warned:
+                        warned.add(line)
+                        warn(line[len("warning "):].strip())
         failed, disk_full = [], False
         for index, (process, log) in enumerate(processes):
             code = process.wait()
@@ -210,7 +242,7 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
                 failed.append(index)
             log.close()
         if not failed:  # the workers' quiz code verdicts, kept for the quiz grading that follows
-            merge_into(out_dir / CODE_CACHE, [Path(scratch) / f"verdicts-{i}.json" for i in range(len(shards))])
+            merge_into(out_dir / CODE_CACHE, [Path(scratch) / f"verdicts-{i}.json" for i in range(count)])
     if disk_full:
         raise DiskFull(out_dir)
     if failed:

@@ -1,7 +1,9 @@
-"""One grading worker: a fork server plus pytest sessions over its shard of the class, in chunks.
+"""One grading worker: a fork server plus one pytest session per batch of students the coordinator deals it.
 
-Run as `python -m autograder.grading.worker MANIFEST`; prints `done <file stem>` per student so
-the coordinator can show progress. It reads no submission folder: the manifest carries the text.
+Run as `python -m autograder.grading.worker MANIFEST [QUIZ_VERDICTS]`: the manifest holds the whole class;
+standard input deals batches (a line of indices into it); the worker prints `done <file stem>` per student,
+so the coordinator can show progress, and `ready` after each batch. It reads no submission folder: the
+manifest carries the text.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from .. import profiling
 from . import startup_gc
@@ -168,43 +171,64 @@ def launch_server(isolation: str, allow_weak: bool, eager: bool = True) -> "Fork
     return server
 
 
-def main(manifest_path: str) -> int:
+def main(manifest_path: str, shard_verdicts: str | None = None) -> int:
     profiling.event("worker start")
     startup_gc.pause()  # until the hidden tests are collected (startup_gc.py)
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process of our uid reads our memory or environment
     manifest = read_manifest(Path(manifest_path))
+    if shard_verdicts and manifest.get("quiz_verdicts"):  # the manifest is the class's: this worker's own file
+        manifest["quiz_verdicts"] = {**manifest["quiz_verdicts"], "shard": shard_verdicts}
     server = launch_server(manifest["isolation"], manifest["allow_weak"], needs_sandbox(manifest["submissions"]))
 
     def announce(result) -> None:
         print(f"done {result_stem(result.student_id)}", flush=True)
 
-    return grade_shard(manifest, server, announce)
+    return grade_shard(manifest, server, announce, batches=dealt(manifest["submissions"], sys.stdin))
 
 
-def grade_shard(manifest: dict, server: "ForkServer", announce, close: bool = True) -> int:
-    """Grade a manifest's students with `server`; DISK_FULL_EXIT when OUT's disk filled up, else 0."""
+def dealt(submissions: list[Submission], stream) -> Iterator[list[Submission]]:
+    """The batches the coordinator hands this worker (runner._run_workers), one line of indices into the
+    manifest each. After each batch the worker says `ready`; an empty line or the end of input: no more."""
+    while True:
+        line = stream.readline()
+        if not line.strip():
+            return
+        yield [submissions[int(index)] for index in line.split()]
+        print("ready", flush=True)
+
+
+def in_chunks(submissions: list[Submission]) -> Iterator[list[Submission]]:
+    for start in range(0, len(submissions), CHUNK):
+        yield submissions[start:start + CHUNK]
+
+
+def grade_shard(manifest: dict, server: "ForkServer", announce, close: bool = True,
+                batches: Iterable[list[Submission]] | None = None) -> int:
+    """Grade a manifest's students with `server`, in the given batches (default: all of them, CHUNK at a time);
+    DISK_FULL_EXIT when OUT's disk filled up, else 0."""
     submissions = manifest["submissions"]
     state_dir = Path(manifest["state_dir"])
     graders_dir = Path(manifest["graders_dir"])
+    identities: list[tuple[tuple, dict]] = []  # collected at the first student without a gradable file
+    graded: list[Submission] = []
     try:
-        identities = identities_of(graders_dir, server) if not all(map(gradable, submissions)) else None
-        # One pytest session per chunk: collection stays cheap, and memory (pytest keeps every collected
-        # item) stays flat however large the class is. Students without a gradable file need no session.
-        chunk: list[Submission] = []
-        for submission in submissions:
-            if identities is not None and not gradable(submission):
+        # One pytest session per batch (at most CHUNK students): collection stays cheap, and memory (pytest keeps
+        # every collected item) stays flat however large the class is. Students without a gradable file need none.
+        for batch in in_chunks(submissions) if batches is None else batches:
+            graded += batch
+            chunk = []
+            for submission in batch:
+                if gradable(submission):
+                    chunk.append(submission)
+                    continue
+                identities = identities or identities_of(graders_dir, server)
                 run_shard([submission], state_dir, server, manifest["fingerprints"], announce, graders_dir, identities)
-                continue
-            chunk.append(submission)
-            if len(chunk) == CHUNK:
+            if chunk:
                 run_shard(chunk, state_dir, server, manifest["fingerprints"], announce, graders_dir)
-                chunk = []
-        if chunk:
-            run_shard(chunk, state_dir, server, manifest["fingerprints"], announce, graders_dir)
         if manifest.get("quiz_verdicts"):  # with this warm fork server, so the coordinator needs none
             from .quiz_prefetch import judge_in_worker
 
-            judge_in_worker(submissions, Path(manifest["quiz_verdicts"]["class"]),
+            judge_in_worker(graded, Path(manifest["quiz_verdicts"]["class"]),
                             Path(manifest["quiz_verdicts"]["shard"]), server, manifest["isolation"],
                             manifest["allow_weak"])
             profiling.event("quiz code answers judged")
@@ -222,4 +246,4 @@ if __name__ == "__main__":
     from ..process_exit import exit_now
 
     profiling.set_role("worker")
-    exit_now(main(sys.argv[1]))  # results are written and synced: skip torch's teardown
+    exit_now(main(*sys.argv[1:3]))  # results are written and synced: skip torch's teardown
