@@ -374,8 +374,13 @@ class ForkServer:
         self.unanswered_reap = False
         group, self.reaped_group = self.reaped_group, None
         try:
+            given_up = time.monotonic() + 300  # as for any command (the control socket's timeout)
+            while not select.select([self.control], [], [], 0.5)[0]:  # a stopped or dead zygote never answers
+                stopped = self.zygote_pid is not None and _process_state(self.zygote_pid) in ("T", "t", "Z", "X", None)
+                if stopped or self.process.poll() is not None or time.monotonic() > given_up:
+                    raise OSError("the fork server did not answer the reap")
             reply = json.loads(self.control.recv(4096))
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, TypeError):
             self.close()
             self._drop_group(group)
             return
