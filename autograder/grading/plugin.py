@@ -150,7 +150,7 @@ class GradingPlugin:
         self.server.ensure_healthy()  # a fork server a classmate broke is replaced before this student
         yield self.submissions[student]
         for handle in self.open_files.pop(student, {}).values():
-            handle.close()
+            handle.close(settle=False)  # the fork server cleans up while the next student starts
 
     @pytest.fixture
     def student(self, submission: Submission, request: pytest.FixtureRequest) -> StudentFile:
@@ -238,7 +238,7 @@ class GradingPlugin:
             handle = self.open_files.get(student, {}).get(assignment)
             if handle is not None:
                 try:
-                    handle.close()
+                    handle.close(settle=False)
                 except Exception as exc:  # noqa: BLE001 - closed again at the student's end; never this check's fault
                     print(f"grader: ending a child after its last check failed ({type(exc).__name__}: {exc})",
                           file=sys.stderr)

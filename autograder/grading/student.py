@@ -217,9 +217,10 @@ class StudentFile:
     def call(self, target: str, *args, **kwargs) -> object:
         return self.run(target, *args, kwargs=kwargs).output
 
-    def close(self) -> None:
+    def close(self, settle: bool = True) -> None:
+        """End the file's child (see Child.close for `settle`)."""
         if self.child is not None:
-            self.child.close()  # a no-op for a child that already failed or was retired
+            self.child.close(settle)  # a no-op for a child that already failed or was retired
         self.child = None
 
 

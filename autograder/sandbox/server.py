@@ -250,7 +250,7 @@ class ForkServer:
             self.start()
 
     def _command(self, message: dict, fds: list[int] = ()) -> dict:
-        self._answered()
+        self.await_reap()
         self._ready()
         socket.send_fds(self.control, [json.dumps(message).encode()], list(fds))
         return json.loads(self.control.recv(4096))
@@ -262,7 +262,7 @@ class ForkServer:
             return  # not started, or launched and not heard from yet: the first spawn starts it or waits for it
         if self.current is not None:
             self.current.retire()
-        self._answered()
+        self.await_reap()
         if self.process is not None and self._healthy():
             return
         print("sandbox: the fork server was gone or stopped answering; a fresh one was started", file=sys.stderr)
@@ -355,7 +355,7 @@ class ForkServer:
         Without `wait` the zygote does this while this process goes on; its answer is read before the next
         command, and the zygote takes no command before the reap is done, so no later child meets anything
         of this one."""
-        self._answered()
+        self.await_reap()
         try:
             self._ready()
             socket.send_fds(self.control, [json.dumps({"op": "reap"}).encode()], [])
@@ -365,9 +365,9 @@ class ForkServer:
         # the child's group can be removed only once its processes are gone, i.e. after the answer
         self.unanswered_reap, self.reaped_group, self.group = True, self.group, None
         if wait:
-            self._answered()
+            self.await_reap()
 
-    def _answered(self) -> None:
+    def await_reap(self) -> None:
         """Read the answer to a reap sent without waiting, if one is due."""
         if not self.unanswered_reap:
             return
@@ -391,7 +391,7 @@ class ForkServer:
         self._drop_group(group)
 
     def close(self) -> None:
-        self._answered()
+        self.await_reap()
         # before its hello the zygote has forked nothing, so there is nothing to reap
         stopped = self.zygote_pid is not None and _process_state(self.zygote_pid) in ("T", "t")  # cannot answer
         if self.process is not None and self.process.poll() is None and self.control is not None and self.hello \
@@ -540,8 +540,10 @@ class Child:
         self.close()
         raise self.dead
 
-    def close(self) -> None:
-        """End this child and everything it started; a no-op when already closed."""
+    def close(self, settle: bool = True) -> None:
+        """End this child and everything it started; a no-op when already closed. Without `settle` this process
+        goes on while the fork server cleans up (answered at its next command, or when it is closed); after
+        a failure it always waits, so that the failed child's processes and group are gone when it is reported."""
         if self.closed:
             return
         self.closed = True
@@ -550,9 +552,7 @@ class Child:
         try:
             self.sock.close()
         finally:
-            # after a healthy child this process goes on while the zygote cleans up; after a failure it waits,
-            # so that the failed child's processes and group are gone when the failure is reported
-            self.server.reap(wait=self.dead is not None)
+            self.server.reap(wait=settle or self.dead is not None)
 
     def retire(self) -> None:
         """Close a healthy child to make room for the next one; its owner may spawn a fresh one later."""
