@@ -1,4 +1,4 @@
-"""Quiz code answers judged by the grading workers, each with its own warm fork server, after its shard's
+"""Quiz code answers judged by the grading workers, each with its own warm fork server, after each batch's
 code: the coordinator then finds every verdict kept and starts no fork server (nor torch) of its own.
 
 Each worker keeps its verdicts in a file of its own (no two writers on one file); the coordinator merges
@@ -24,24 +24,36 @@ def kept_verdicts(cache: Path) -> dict[str, dict]:
     return _read_cache(cache) if cache.exists() and _verdict_stamp(cache)[2] else {}
 
 
-def judge_in_worker(submissions: list[Submission], class_cache: Path, shard_cache: Path, server,
-                    isolation: str, allow_weak: bool) -> None:
-    """Judge the new code answers of these students' quiz files with `server` (left open)."""
-    from ..quiz.code_answers import CodeEvaluator
+class WorkerJudge:
+    """Judges the new code answers of each batch's quiz files with the worker's warm `server` (left open), right
+    after the batch's code, so that this work is dealt with the students instead of ending one worker's run."""
 
-    folders = [(Path(s.quiz_folder), s.quiz_files) for s in submissions if s.quiz_folder]
-    try:
-        quizzes = load_class_quizzes()
-        sheets = {str(folder): {quiz.id: _read(quiz, folder, found) for quiz in quizzes} for folder, found in folders}
-        work = _code_answers(quizzes, sheets)
-        if not work:
+    def __init__(self, class_cache: Path, shard_cache: Path, server, isolation: str, allow_weak: bool) -> None:
+        self.class_cache, self.shard_cache, self.server = class_cache, shard_cache, server
+        self.isolation, self.allow_weak = isolation, allow_weak
+        self.quizzes: list | None = None  # loaded at the first batch with a quiz folder
+        self.kept: dict[str, dict] = {}
+
+    def judge(self, submissions: list[Submission]) -> None:
+        from ..quiz.code_answers import CodeEvaluator
+
+        folders = [(Path(s.quiz_folder), s.quiz_files) for s in submissions if s.quiz_folder]
+        if not folders:
             return
-        evaluator = CodeEvaluator(isolation, shard_cache, allow_weak)
-        evaluator.cache.update(kept_verdicts(class_cache))
-        evaluator.server = server
-        evaluator.evaluate(work)
-    except Exception:  # noqa: BLE001 - the coordinator judges what is missing, and reports its own failure
-        traceback.print_exc(file=sys.stderr)
+        try:
+            if self.quizzes is None:
+                self.quizzes, self.kept = load_class_quizzes(), kept_verdicts(self.class_cache)
+            sheets = {str(folder): {quiz.id: _read(quiz, folder, found) for quiz in self.quizzes}
+                      for folder, found in folders}
+            work = _code_answers(self.quizzes, sheets)
+            if not work:
+                return
+            evaluator = CodeEvaluator(self.isolation, self.shard_cache, self.allow_weak)  # with the batches' so far
+            evaluator.cache.update(self.kept)
+            evaluator.server = self.server
+            evaluator.evaluate(work)
+        except Exception:  # noqa: BLE001 - the coordinator judges what is missing, and reports its own failure
+            traceback.print_exc(file=sys.stderr)
 
 
 def merge_into(class_cache: Path, shard_caches: list[Path]) -> None:

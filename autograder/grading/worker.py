@@ -210,12 +210,16 @@ def grade_shard(manifest: dict, server: "ForkServer", announce, close: bool = Tr
     state_dir = Path(manifest["state_dir"])
     graders_dir = Path(manifest["graders_dir"])
     identities: list[tuple[tuple, dict]] = []  # collected at the first student without a gradable file
-    graded: list[Submission] = []
+    judge = None
+    if manifest.get("quiz_verdicts"):  # with this warm fork server, so the coordinator needs none
+        from .quiz_prefetch import WorkerJudge
+
+        judge = WorkerJudge(Path(manifest["quiz_verdicts"]["class"]), Path(manifest["quiz_verdicts"]["shard"]),
+                            server, manifest["isolation"], manifest["allow_weak"])
     try:
         # One pytest session per batch (at most CHUNK students): collection stays cheap, and memory (pytest keeps
         # every collected item) stays flat however large the class is. Students without a gradable file need none.
         for batch in in_chunks(submissions) if batches is None else batches:
-            graded += batch
             chunk = []
             for submission in batch:
                 if gradable(submission):
@@ -225,13 +229,9 @@ def grade_shard(manifest: dict, server: "ForkServer", announce, close: bool = Tr
                 run_shard([submission], state_dir, server, manifest["fingerprints"], announce, graders_dir, identities)
             if chunk:
                 run_shard(chunk, state_dir, server, manifest["fingerprints"], announce, graders_dir)
-        if manifest.get("quiz_verdicts"):  # with this warm fork server, so the coordinator needs none
-            from .quiz_prefetch import judge_in_worker
-
-            judge_in_worker(graded, Path(manifest["quiz_verdicts"]["class"]),
-                            Path(manifest["quiz_verdicts"]["shard"]), server, manifest["isolation"],
-                            manifest["allow_weak"])
-            profiling.event("quiz code answers judged")
+            if judge is not None:
+                judge.judge(batch)
+                profiling.event("quiz code answers judged", students=len(batch))
     except Exception:
         if out_of_space(state_dir):  # pytest reports a failed result write as its own internal error
             return DISK_FULL_EXIT
