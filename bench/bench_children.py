@@ -1,12 +1,13 @@
 """What a student's process costs around its work: started, loaded with a file, ended and cleaned up after.
 
 Starts one fork server with the isolation `make grade` would use and, N times, spawns a child, loads a small file
-into it and closes it, timing each step in the grading process (wall time). A close sends the reap and goes on;
-the reap is answered at the next command, so with `--wait` each close also waits for that answer (the reap's
-own cost). Medians after five warm-up rounds.
+into it and closes it, timing each step in the grading process (wall time). A close waits for the fork server's
+reap (kill everything the child started, wipe what it wrote), so `close` is the reap's cost. With `--defer` a close
+only sends the reap, as the grading session's closes do, and its answer is read at the next spawn. Medians after
+five warm-up rounds.
 
     python bench/bench_children.py --n 60
-    python bench/bench_children.py --n 60 --wait
+    python bench/bench_children.py --n 60 --defer
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ FILE = {"op": "load", "module": "m", "filename": "m.py", "cells": ["import torch
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=60, help="children started (after 5 warm-up ones)")
-    parser.add_argument("--wait", action="store_true", help="each close waits for its reap's answer")
+    parser.add_argument("--defer", action="store_true", help="a close only sends the reap (Child.close(settle=False))")
     args = parser.parse_args()
     chosen = resolve("auto", False)
     server = launch_server(chosen.mode, False)
@@ -40,9 +41,10 @@ def main() -> None:
             spawned = time.perf_counter()
             child.request(FILE, 30)
             loaded = time.perf_counter()
-            child.close()
-            if args.wait:
-                server.await_reap()
+            if args.defer:
+                child.close(settle=False)
+            else:
+                child.close()
             closed = time.perf_counter()
             if round_ >= 5:
                 for step, took in (("spawn", spawned - start), ("load", loaded - spawned), ("close", closed - loaded)):
@@ -52,7 +54,7 @@ def main() -> None:
     print(f"{chosen.description}; {args.n} children; medians of wall time in the grading process:")
     for step, times in steps.items():
         print(f"  {step:6s} {1000 * statistics.median(times):6.2f} ms")
-    if not args.wait:
+    if args.defer:
         print("  (a close's reap is answered at the next spawn: its time is in `spawn`)")
 
 
