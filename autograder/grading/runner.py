@@ -111,7 +111,7 @@ def _grade(students: list[Submission], out_dir: Path, workers: int | None, isola
                                                      graders_dir, tick, waiting)
         else:
             _run_workers(todo, state_dir, out_dir, fingerprints, count, chosen.mode,
-                         allow_weak, graders_dir, tick, warn, waiting)
+                         allow_weak, graders_dir, tick, waiting)
         profiling.event("code graded")
     # YAML and JSON Schema: not in front of the fork server's launch
     from .quizzes import grade_class_quizzes, load_class_quizzes
@@ -167,7 +167,7 @@ def batch_size(left: int, workers: int) -> int:
 
 def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerprints: dict[str, str],
                  workers: int, isolation: str, allow_weak: bool, graders_dir: Path, tick: Callable[[], None],
-                 warn: Callable[[str], None], waiting: Callable[[], None] = lambda: None) -> None:
+                 waiting: Callable[[], None] = lambda: None) -> None:
     """Grade `todo` with worker processes. Students are dealt in batches to whichever worker is free (a worker
     says `ready` after each batch), so a slow student holds up only the batch it is in."""
     from .quiz_prefetch import merge_into
@@ -213,7 +213,6 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
             selector.register(process.stdout, selectors.EVENT_READ, process)
             deal(process)
         waiting()  # every worker started: this process now only deals and waits (their output is buffered)
-        warned = set()
         unfinished = {process.stdout.fileno(): b"" for process, _ in processes}  # a line's start, per worker
         while unfinished:
             for key, _ in selector.select():
@@ -226,14 +225,11 @@ def _run_workers(todo: list[Submission], state_dir: Path, out_dir: Path, fingerp
                     stopping |= key.data.wait() != 0
                     continue
                 *lines, unfinished[key.fd] = (unfinished[key.fd] + data).split(b"\n")
-                for line in (raw.decode("utf-8", "replace") for raw in lines):
-                    if line.startswith("done "):
+                for line in lines:
+                    if line.startswith(b"done "):
                         tick()
-                    elif line == "ready":
+                    elif line == b"ready":
                         deal(key.data)
-                    elif line.startswith("warning ") and line not in warned:
-                        warned.add(line)
-                        warn(line[len("warning "):].strip())
         failed, disk_full = [], False
         for index, (process, log) in enumerate(processes):
             code = process.wait()
