@@ -507,6 +507,50 @@ def test_no_leftover_stops_the_wipe(server):
     assert server.leftovers == 0
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_close_that_does_not_wait_is_still_reaped_before_the_next_child(mode):
+    """A grading session's close only sends the reap (Child.close(settle=False)): once the next child is spawned,
+    the last one's process is gone and its scratch folder wiped, as after a close that waits."""
+    marker = f"xsbx-s-{os.getpid() % 10000}{mode[0]}"
+    server = start(mode)
+    try:
+        child = server.spawn()
+        reply = child.request({"op": "load", "module": "probe", "filename": "probe.py", "cells": [
+            f"import ctypes, os\nctypes.CDLL(None).prctl(15, {marker!r}.encode(), 0, 0, 0)\n"
+            "open('left', 'w').close()\nprint('cwd=' + os.getcwd())"]}, 20)
+        folder = printed(reply)["cwd"]
+        assert named(marker)
+        child.close(settle=False)
+        assert server.unanswered_reap
+        after = server.spawn()
+        assert not server.unanswered_reap and not named(marker), "the last child outlived the next spawn"
+        look = after.request({"op": "load", "module": "look", "filename": "look.py", "cells": [
+            f"import os\nprint('found=' + repr(os.path.exists({folder!r} + '/left')))"]}, 20)
+        assert printed(look)["found"] == "False"
+        after.close()
+    finally:
+        server.close()
+
+
+def test_a_fork_server_stopped_with_a_reap_unanswered_is_replaced_without_waiting_it_out():
+    """The reap's answer is awaited in short slices that look at the fork server: stopped, it is replaced at
+    once, not after the control socket's 300 s."""
+    import signal
+
+    server = start(resolve("auto").mode)
+    try:
+        server.spawn().close(settle=False)
+        old = server.process.pid
+        os.kill(server.zygote_pid, signal.SIGSTOP)
+        began = time.monotonic()
+        server.ensure_healthy()
+        assert time.monotonic() - began < 150  # half the 300 s it waited before; about 1 s here
+        assert server.process.pid != old
+        assert printed(run_cells(server, "print('alive=yes')"))["alive"] == "yes"
+    finally:
+        server.close()
+
+
 @pytest.mark.parametrize("how", ["killed", "stopped"])
 def test_a_broken_fork_server_is_replaced_before_the_next_student(how):
     import signal
