@@ -120,7 +120,8 @@ def main() -> None:
     timed(server.Child, "_await_reply", "  wait for the answer")
     timed(wire, "decode", "  decode (grading process)")
     timed(server.ForkServer, "spawn", "child started")
-    timed(server.ForkServer, "reap", "child reaped")
+    timed(server.ForkServer, "reap", "child reaped (sent)")
+    timed(server.ForkServer, "await_reap", "reap's answer awaited")  # inside spawn, or before the next student
     timed(plugin, "explain_failure", "diagnosis of failures")
     timed(plugin.GradingPlugin, "_finish", "result written")
     with tempfile.TemporaryDirectory(prefix="attnkit-profile-") as scratch_name:
